@@ -1,0 +1,46 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let strictSwift6: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "nrfloader",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "nrfloader", targets: ["nrfloader"])
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2")
+    ],
+    targets: [
+        .executableTarget(
+            name: "nrfloader",
+            dependencies: [
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "HexConverter",
+                "Checksums",
+            ],
+            swiftSettings: strictSwift6
+        ),
+        .target(name: "HexConverter", swiftSettings: strictSwift6),
+        .target(name: "Checksums", dependencies: ["SystemZlib"], swiftSettings: strictSwift6),
+        .systemLibrary(name: "SystemZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSwift6),
+        .testTarget(
+            name: "HexConverterTests",
+            dependencies: ["HexConverter", "TestSupport"],
+            swiftSettings: strictSwift6
+        ),
+        .testTarget(name: "ChecksumsTests", dependencies: ["Checksums", "TestSupport"], swiftSettings: strictSwift6),
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["TestSupport", "Checksums"],
+            swiftSettings: strictSwift6
+        ),
+    ],
+    cLanguageStandard: .gnu2x
+)

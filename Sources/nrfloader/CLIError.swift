@@ -1,0 +1,50 @@
+import HexConverter
+
+/// Failures of the command-line shell itself: files it could not read or write.
+///
+/// Library modules bring their own error enums; ``ExitStatus/init(for:)`` maps each to a status.
+enum CLIError: Error, CustomStringConvertible {
+    /// The input path does not exist.
+    case inputMissing(path: String)
+    /// The input exists but cannot be opened or read.
+    case inputUnreadable(path: String, reason: String)
+    /// Reading failed after the input was opened.
+    case readFailed(path: String, reason: String)
+    /// The output file (or its temporary sibling) cannot be created.
+    case cannotCreateOutput(path: String, reason: String)
+    /// Writing or renaming the output failed.
+    case writeFailed(path: String, reason: String)
+    /// The input holds no data where the command needs some.
+    case emptyBinary(path: String)
+
+    var description: String {
+        switch self {
+        case .inputMissing(let path): "'\(path)': no such file"
+        case .inputUnreadable(let path, let reason): "'\(path)': cannot read: \(reason)"
+        case .readFailed(let path, let reason): "'\(path)': read failed: \(reason)"
+        case .cannotCreateOutput(let path, let reason): "'\(path)': cannot create output: \(reason)"
+        case .writeFailed(let path, let reason): "'\(path)': write failed: \(reason)"
+        case .emptyBinary(let path): "'\(path)': binary input is empty"
+        }
+    }
+
+    var exitStatus: ExitStatus {
+        switch self {
+        case .inputMissing, .inputUnreadable: .noInput
+        case .readFailed, .writeFailed: .ioError
+        case .cannotCreateOutput: .cannotCreate
+        case .emptyBinary: .dataError
+        }
+    }
+}
+
+extension ExitStatus {
+    /// The status for an error that reached the top of a command.
+    init(for error: any Error) {
+        switch error {
+        case let error as CLIError: self = error.exitStatus
+        case is HexConverterError: self = .dataError
+        default: self = .software
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import ArgumentParser
+import Checksums
+import HexConverter
+
+/// `nrfloader convert`: Intel HEX to binary, or binary to Intel HEX.
+struct ConvertCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "convert",
+        abstract: "Convert an Intel HEX file to a binary image (or back, with --to hex).",
+        discussion: """
+            The binary runs from the lowest to the highest address with data; gaps are filled with --fill. \
+            Output goes to a temporary file that is renamed into place, so a failure or Ctrl-C never leaves a \
+            partial file. A one-line summary goes to stderr (or, with --json, a JSON object to stdout).
+            """
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case bin
+        case hex
+    }
+
+    @Argument(help: "The input file, or '-' for standard input.")
+    var input: String
+
+    @Option(name: .shortAndLong, help: "The output file, or '-' for standard output. Default: INPUT with .bin (.hex).")
+    var output: String?
+
+    @Option(help: "The output format.")
+    var to: Format = .bin
+
+    @Option(help: "The byte for addresses without data (bin output).")
+    var fill: AddressArgument?
+
+    @Option(help: "Drop data below this address (bin output).")
+    var start: AddressArgument?
+
+    @Option(help: "Drop data at or above this address (bin output).")
+    var end: AddressArgument?
+
+    @Flag(help: "Do what Nordic's package tools do: drop the MBR (< 0x1000) and UICR (>= 0x10000000), pad to 4 bytes.")
+    var nordic = false
+
+    @Option(help: "The address of the first byte of a binary input (hex output).")
+    var base: AddressArgument?
+
+    @OptionGroup var outputOptions: OutputOptions
+
+    func validate() throws {
+        switch to {
+        case .hex:
+            guard fill == nil, start == nil, end == nil, !nordic else {
+                throw ValidationError("--fill, --start, --end and --nordic apply to binary output, not --to hex")
+            }
+            guard let base else {
+                throw ValidationError("--to hex needs --base ADDRESS, the address of the first byte")
+            }
+            guard base.value < 1 << 32 else { throw ValidationError("--base must be below 0x100000000") }
+        case .bin:
+            guard base == nil else { throw ValidationError("--base applies to --to hex only") }
+            if let fill, fill.value > 0xFF { throw ValidationError("--fill must be one byte (0x00 to 0xFF)") }
+            if let start, start.value >= 1 << 32 { throw ValidationError("--start must be below 0x100000000") }
+            if let start, let end, start.value >= end.value {
+                throw ValidationError(
+                    "--start \(start.defaultValueDescription) is not below --end \(end.defaultValueDescription)")
+            }
+            if let end, end.value == 0 { throw ValidationError("--end must be above 0") }
+        }
+        if input == "-" && output == nil {
+            throw ValidationError("reading standard input needs -o FILE (or -o - for standard output)")
+        }
+        if outputPath == "-" {
+            guard !outputOptions.json else {
+                throw ValidationError("--json prints to stdout, so the image must go to a file: use -o FILE")
+            }
+            guard !Console.isTerminal(1) else {
+                throw ValidationError("refusing to write binary data to a terminal; use -o FILE or a pipe")
+            }
+        }
+    }
+
+    /// The output path: `-o`, or the input's name with the output format's extension.
+    private var outputPath: String {
+        if let output { return output }
+        let known = to == .bin ? [".hex", ".ihex", ".ihx"] : [".bin"]
+        let lowered = input.lowercased()
+        for suffix in known where lowered.hasSuffix(suffix) && !input.hasSuffix("/" + suffix) {
+            return String(input.dropLast(suffix.count)) + "." + to.rawValue
+        }
+        return input + "." + to.rawValue
+    }
+
+    func run() throws {
+        let source = try InputFile(path: input)
+        let destination = try OutputFile(path: outputPath)
+        let summary: ConversionSummary
+        switch to {
+        case .bin: summary = try convertToBinary(from: source, to: destination)
+        case .hex: summary = try convertToHex(from: source, to: destination)
+        }
+        try destination.commit()
+        if outputOptions.json {
+            Console.json(summary.json)
+        } else if !outputOptions.quiet {
+            Console.note(summary.text)
+        }
+    }
+
+    private func convertToBinary(from source: InputFile, to destination: OutputFile) throws -> ConversionSummary {
+        var window = AddressWindow(start: UInt32(start?.value ?? 0), end: end?.value ?? 1 << 32)
+        if nordic {
+            guard let narrowed = window.intersection(.nordic) else {
+                throw HexConverterError.noData(source: source.displayName, range: window)
+            }
+            window = narrowed
+        }
+        var parser = IntelHexParser(source: source.displayName, window: window)
+        try source.forEachChunk { try parser.consume($0) }
+        let image = try parser.finish()
+        guard let base = image.lowestAddress else {
+            throw HexConverterError.noData(source: source.displayName, range: window)
+        }
+        var digest = SHA256()
+        var size = 0
+        try image.forEachChunk(fill: UInt8(fill?.value ?? 0xFF), alignment: nordic ? 4 : 1) { chunk in
+            digest.update(chunk)
+            size += chunk.count
+            try destination.write(chunk)
+        }
+        return ConversionSummary(
+            input: source.displayName, output: destination.displayName, format: .bin, baseAddress: base,
+            size: size, regions: image.regions, startAddress: image.startAddress, sha256: digest.finalize()
+        )
+    }
+
+    private func convertToHex(from source: InputFile, to destination: OutputFile) throws -> ConversionSummary {
+        let baseAddress = UInt32(base?.value ?? 0)
+        var writer = IntelHexWriter(baseAddress: baseAddress)
+        var digest = SHA256()
+        var size = 0
+        try source.forEachChunk { chunk in
+            digest.update(chunk)
+            size += chunk.count
+            try destination.write(try writer.append(chunk))
+        }
+        guard size > 0 else { throw CLIError.emptyBinary(path: source.displayName) }
+        try destination.write(writer.finish())
+        let region = HexRegion(start: baseAddress, end: baseAddress + UInt32(size - 1))
+        return ConversionSummary(
+            input: source.displayName, output: destination.displayName, format: .hex, baseAddress: baseAddress,
+            size: size, regions: [region], startAddress: nil, sha256: digest.finalize()
+        )
+    }
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# House rule (style.md §1): the parser and the DFU state machines import only the standard library,
+# plus Checksums (standard library and zlib's CRC-32). No Foundation, Dispatch or Glibc there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+status=0
+for module in HexConverter DFUController Checksums; do
+    [ -d "Sources/$module" ] || continue
+    while IFS= read -r line; do
+        echo "Sources/$module: forbidden import: $line" >&2
+        status=1
+    done < <(grep -rhoE '^\s*(@[A-Za-z_]+\s+)?((public|internal|private|fileprivate|package)\s+)?import\s+[A-Za-z_]+' \
+        "Sources/$module" | grep -vE 'import\s+(Checksums|SystemZlib|Synchronization)$' || true)
+done
+[ $status = 0 ] && echo "module rules: ok" >&2
+exit $status

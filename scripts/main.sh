@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The main job: install what the tool needs, build it, and run it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh --runtime
+bash scripts/build.sh
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# Convert a committed firmware image from Intel HEX to binary, the way Nordic's package tools do,
+# and check the result against the committed binary.
+bin/nrfloader convert Resources/firmware/selftest-pca10040.hex --nordic -o "$work/selftest-pca10040.bin"
+cmp "$work/selftest-pca10040.bin" Resources/firmware/selftest-pca10040.bin
+echo "main job: convert reproduced Resources/firmware/selftest-pca10040.bin byte for byte" >&2

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs what the tests need and runs every test: format lint, module rules, and `swift test`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh --test
+
+echo "== swift format lint" >&2
+swift format lint --strict --configuration .swift-format --recursive --parallel Package.swift Sources Tests
+
+echo "== module rules" >&2
+bash scripts/check-imports.sh
+
+echo "== swift test" >&2
+swift build --build-tests
+swift test
