@@ -27,8 +27,9 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .target(name: "HexConverter", swiftSettings: strictSwift6),
-        .target(name: "Checksums", dependencies: ["SystemZlib"], swiftSettings: strictSwift6),
+        .target(name: "Checksums", dependencies: ["SystemZlib", "SystemCrypto"], swiftSettings: strictSwift6),
         .systemLibrary(name: "SystemZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "SystemCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSwift6),
         .testTarget(
             name: "HexConverterTests",

@@ -30,7 +30,7 @@ public struct CRC32: Sendable, Equatable {
     ///
     /// - Parameter bytes: The next piece of the message.
     public mutating func update(_ bytes: some Collection<UInt8>) {
-        let done = bytes.withContiguousStorageIfAvailable { update($0) }
+        let done: Void? = bytes.withContiguousStorageIfAvailable { update($0) }
         if done == nil { Array(bytes).withUnsafeBufferPointer { update($0) } }
     }
 

@@ -90,7 +90,15 @@ public struct IntelHexParser {
         var lineStart = 0
         var index = 0
         let count = chunk.count
+        let raw = UnsafeRawPointer(base)
         while index < count {
+            // Skip eight bytes at a time while none of them is a line feed (the classic has-zero-byte test).
+            while index + 8 <= count {
+                let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) ^ 0x0A0A_0A0A_0A0A_0A0A
+                if (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080 != 0 { break }
+                index += 8
+            }
+            guard index < count else { break }
             if base[index] == 0x0A {
                 if partialLine.isEmpty {
                     try parseLine(UnsafeBufferPointer(start: base + lineStart, count: index - lineStart))
@@ -134,17 +142,16 @@ public struct IntelHexParser {
         guard text[0] == 0x3A else { throw .missingRecordMark(location(column: 1)) }
         sawRecord = true
         let digits = length - 1
-        let byteCount = try decode(text, digits: digits)
+        let (byteCount, sum) = try decode(text, digits: digits)
         guard byteCount >= 5 else { throw .recordTooShort(location(), bytes: byteCount) }
         let dataLength = Int(record[0])
         guard dataLength == byteCount - 5 else {
             throw .byteCountMismatch(location(), declared: dataLength, actual: byteCount - 5)
         }
-        var sum: UInt8 = 0
-        for i in 0..<(byteCount - 1) { sum &+= record[i] }
-        let expected = 0 &- sum
-        let found = record[byteCount - 1]
-        guard expected == found else { throw .checksumMismatch(location(), expected: expected, found: found) }
+        guard sum == 0 else {
+            let found = record[byteCount - 1]
+            throw .checksumMismatch(location(), expected: found &- sum, found: found)
+        }
         let offset = UInt32(record[1]) << 8 | UInt32(record[2])
         let type = record[3]
         switch type {
@@ -175,32 +182,39 @@ public struct IntelHexParser {
         }
     }
 
-    /// Decodes the digits after `:` into `record`, returning the number of bytes.
-    private mutating func decode(_ text: UnsafeBufferPointer<UInt8>, digits: Int) throws(HexConverterError) -> Int {
+    /// Decodes the digits after `:` into `record`, returning the number of bytes and their sum.
+    private mutating func decode(
+        _ text: UnsafeBufferPointer<UInt8>,
+        digits: Int
+    ) throws(HexConverterError) -> (count: Int, sum: UInt8) {
         let pairs = digits / 2
         if pairs > record.count { record = [UInt8](repeating: 0, count: pairs) }
-        var badColumn = 0
+        var valid = true
+        var sum: UInt8 = 0
         record.withUnsafeMutableBufferPointer { out in
-            HexDigits.table.withUnsafeBufferPointer { table in
-                var position = 1
+            HexDigits.pairTable.withUnsafeBufferPointer { table in
+                guard let textBase = text.baseAddress, let outBase = out.baseAddress else { return }
+                var input = textBase + 1
                 for i in 0..<pairs {
-                    let high = table[Int(text[position])]
-                    let low = table[Int(text[position + 1])]
-                    if (high | low) & 0xF0 != 0 {
-                        badColumn = high & 0xF0 != 0 ? position + 1 : position + 2
+                    let value = table[Int(input[0]) << 8 | Int(input[1])]
+                    if value > 0xFF {
+                        valid = false
                         return
                     }
-                    out[i] = high << 4 | low
-                    position += 2
+                    outBase[i] = UInt8(truncatingIfNeeded: value)
+                    sum &+= UInt8(truncatingIfNeeded: value)
+                    input += 2
                 }
-                if digits & 1 == 1, table[Int(text[digits])] & 0xF0 != 0 { badColumn = digits + 1 }
             }
         }
-        if badColumn > 0 {
-            throw .invalidCharacter(location(column: badColumn), character: text[badColumn - 1])
+        if !valid || digits & 1 == 1 {
+            // Find the exact column of the first bad character, the slow way: this is the error path.
+            for column in 1...digits where HexDigits.table[Int(text[column])] > 0x0F {
+                throw .invalidCharacter(location(column: column + 1), character: text[column])
+            }
         }
         guard digits & 1 == 0 else { throw .oddDigitCount(location(), digits: digits) }
-        return pairs
+        return (pairs, sum)
     }
 
     private func requireLength(_ expected: Int, type: UInt8, actual: Int) throws(HexConverterError) {
@@ -276,5 +290,12 @@ enum HexDigits {
         case 0x61...0x66: UInt8(byte - 0x61 + 10)
         default: 0xFF
         }
+    }
+
+    /// The byte two ASCII hex digits make, indexed by `first << 8 | second`; 0x100 where either is not a digit.
+    static let pairTable: [UInt16] = (0..<65536).map { (index: Int) -> UInt16 in
+        let high = table[index >> 8]
+        let low = table[index & 0xFF]
+        return high > 0x0F || low > 0x0F ? 0x100 : UInt16(high) << 4 | UInt16(low)
     }
 }

@@ -24,17 +24,22 @@ struct SparseMemory {
             let page = page(at: current >> 16)
             let offset = Int(current & 0xFFFF)
             let length = min(data.count - done, MemoryPage.size - offset)
+            if page.isUnwritten(offset, count: length) {
+                (page.bytes + offset).update(from: source + done, count: length)
+                page.markWritten(offset, count: length)
+                done += length
+                continue
+            }
             for i in 0..<length {
                 let slot = offset + i
-                let mask: UInt64 = 1 << UInt64(slot & 63)
                 let value = source[done + i]
-                if page.written[slot >> 6] & mask != 0 {
+                if page.isWritten(slot) {
                     if page.bytes[slot] != value {
                         return Conflict(address: current + UInt32(i), existing: page.bytes[slot], incoming: value)
                     }
                 } else {
-                    page.written[slot >> 6] |= mask
                     page.bytes[slot] = value
+                    page.markWritten(slot, count: 1)
                 }
             }
             done += length

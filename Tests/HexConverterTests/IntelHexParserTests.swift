@@ -247,3 +247,30 @@ extension String {
         return replacingCharacters(in: range, with: replacement)
     }
 }
+
+@Suite struct IntelHexParserFullPageTests {
+    /// 4096 records of 16 bytes fill the page at 0x20000 completely, which frees its bitmap.
+    private func fullPage(plus extra: [String]) -> String {
+        var lines = [R.linear(0x0002)]
+        for index in 0..<4096 {
+            lines.append(R.data(UInt16(index * 16), [UInt8](repeating: UInt8(truncatingIfNeeded: index), count: 16)))
+        }
+        return (lines + extra + [R.endOfFile]).joined(separator: "\n")
+    }
+
+    @Test("a full page still accepts identical bytes and refuses different ones, naming the first line")
+    func fullPageOverlap() throws {
+        let image = try parse(fullPage(plus: [R.data(0x0010, [1, 1])]))
+        #expect(image.regions == [HexRegion(start: 0x2_0000, end: 0x2_FFFF)])
+        let expected = HexConverterError.conflictingData(at(4098), firstLine: 3, address: 0x2_0011, first: 1, second: 9)
+        #expect(throws: expected) { try parse(fullPage(plus: [R.data(0x0010, [1, 9])])) }
+    }
+
+    @Test("regions run across full and partial pages")
+    func regionsAcrossPages() throws {
+        let image = try parse(fullPage(plus: [R.linear(0x0003), R.data(0x0000, [5, 6]), R.data(0x0100, [7])]))
+        #expect(
+            image.regions == [HexRegion(start: 0x2_0000, end: 0x3_0001), HexRegion(start: 0x3_0100, end: 0x3_0100)])
+        #expect(image.binarySize() == 0x1_0101)
+    }
+}
