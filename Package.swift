@@ -23,10 +23,18 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 "HexConverter",
                 "Checksums",
+                "Catalog",
             ],
             swiftSettings: strictSwift6
         ),
         .target(name: "HexConverter", swiftSettings: strictSwift6),
+        .target(
+            name: "Catalog",
+            dependencies: ["CatalogEmbedded", "Checksums"],
+            exclude: ["Embedded"],
+            swiftSettings: strictSwift6
+        ),
+        .target(name: "CatalogEmbedded", path: "Sources/Catalog/Embedded"),
         .target(name: "Checksums", dependencies: ["SystemZlib", "SystemCrypto"], swiftSettings: strictSwift6),
         .systemLibrary(name: "SystemZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "SystemCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
@@ -37,6 +45,11 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .testTarget(name: "ChecksumsTests", dependencies: ["Checksums", "TestSupport"], swiftSettings: strictSwift6),
+        .testTarget(
+            name: "CatalogTests",
+            dependencies: ["Catalog", "CatalogEmbedded", "HexConverter", "TestSupport"],
+            swiftSettings: strictSwift6
+        ),
         .testTarget(
             name: "CLITests",
             dependencies: ["TestSupport", "Checksums"],

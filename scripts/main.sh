@@ -4,6 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh --runtime
 bash scripts/build.sh
+bin/nrfloader list
+bin/nrfloader info selftest-pca10040
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # Convert a committed firmware image from Intel HEX to binary, the way Nordic's package tools do,

@@ -1,3 +1,4 @@
+import Catalog
 import HexConverter
 
 /// Failures of the command-line shell itself: files it could not read or write.
@@ -28,6 +29,17 @@ enum CLIError: Error, CustomStringConvertible {
         }
     }
 
+    /// The reason alone, without the path (for messages that name the path themselves).
+    var reason: String {
+        switch self {
+        case .inputMissing: "no such file"
+        case .inputUnreadable(_, let reason), .readFailed(_, let reason), .cannotCreateOutput(_, let reason),
+            .writeFailed(_, let reason):
+            reason
+        case .emptyBinary: "binary input is empty"
+        }
+    }
+
     var exitStatus: ExitStatus {
         switch self {
         case .inputMissing, .inputUnreadable: .noInput
@@ -43,7 +55,8 @@ extension ExitStatus {
     init(for error: any Error) {
         switch error {
         case let error as CLIError: self = error.exitStatus
-        case is HexConverterError: self = .dataError
+        case CatalogError.unknownID: self = .noInput
+        case is HexConverterError, is CatalogError: self = .dataError
         default: self = .software
         }
     }

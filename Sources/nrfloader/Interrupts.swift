@@ -1,4 +1,4 @@
-import Dispatch
+import Foundation
 import Synchronization
 
 #if canImport(Glibc)
@@ -8,25 +8,37 @@ import Synchronization
 /// Turns SIGINT and SIGTERM into a clean exit with status 130: temporary output files are removed first, so an
 /// interrupted command never leaves a partial file.
 ///
-/// The signals are ignored at the process level and delivered through a dispatch source, so the cleanup runs on
-/// an ordinary thread, not inside a signal handler.
+/// The signal handler only writes one byte to a pipe (the self-pipe pattern: `write` is async-signal-safe); a
+/// thread waiting on the pipe does the cleanup. The handler is installed with `signal(2)` before the command runs,
+/// so there is no window in which a signal is lost: dispatch signal sources register asynchronously and missed a
+/// SIGINT sent right after start-up.
 enum Interrupts {
     private static let temporaryFiles = Mutex<Set<String>>([])
+    /// The self-pipe: a plain tuple of descriptors, safe to read from the signal handler once initialised.
+    private static let pipeDescriptors: (read: Int32, write: Int32) = {
+        var descriptors: [Int32] = [-1, -1]
+        guard pipe(&descriptors) == 0 else { return (-1, -1) }
+        for descriptor in descriptors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        return (descriptors[0], descriptors[1])
+    }()
+
     /// Starts watching SIGINT and SIGTERM.
     ///
     /// Call once, before any output file is created.
-    ///
-    /// - Returns: The dispatch sources; keep them alive for as long as the watch should last.
-    static func install() -> [any DispatchSourceSignal] {
-        [SIGINT, SIGTERM].map { signalNumber in
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler {
-                removeTemporaryFiles()
-                _exit(ExitStatus.interrupted.rawValue)
+    static func install() {
+        let descriptors = pipeDescriptors
+        guard descriptors.read >= 0 else { return }
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber) { received in
+                var byte = UInt8(truncatingIfNeeded: received)
+                _ = write(Interrupts.pipeDescriptors.write, &byte, 1)
             }
-            source.resume()
-            return source
+        }
+        Thread.detachNewThread {
+            var byte: UInt8 = 0
+            while read(descriptors.read, &byte, 1) < 0 && errno == EINTR {}
+            removeTemporaryFiles()
+            _exit(ExitStatus.interrupted.rawValue)
         }
     }
 

@@ -12,7 +12,7 @@ struct NRFLoader: AsyncParsableCommand {
         abstract: "Update the firmware of Nordic nRF5 devices over Bluetooth LE, and convert their images.",
         discussion: ExitStatus.helpTable,
         version: "0.1.0",
-        subcommands: [ConvertCommand.self]
+        subcommands: [ListCommand.self, InfoCommand.self, ConvertCommand.self]
     )
 
     static func main() async {
@@ -22,8 +22,7 @@ struct NRFLoader: AsyncParsableCommand {
         } catch {
             exit(withError: error)
         }
-        let interruptSources = Interrupts.install()
-        defer { withExtendedLifetime(interruptSources) {} }
+        Interrupts.install()
         do {
             var command = command
             if var asyncCommand = command as? any AsyncParsableCommand {

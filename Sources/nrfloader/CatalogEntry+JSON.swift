@@ -1,0 +1,85 @@
+import Catalog
+import HexConverter
+
+extension CatalogEntry {
+    /// Every field of the entry, as `list --json` and `info --json` print it.
+    var json: JSONValue {
+        .object([
+            "schema": .int(JSONValue.schemaVersion),
+            "id": .string(id),
+            "title": .string(title),
+            "description": .string(description),
+            "version": .string(version),
+            "boards": .array(boards.map { .string($0) }),
+            "chip": .string(chip),
+            "type": .string(type.rawValue),
+            "file": .string(file),
+            "size": .int(size),
+            "sha256": .string(sha256),
+            "load_address": .int(Int(loadAddress)),
+            "softdevice": .optional(softdevice) { .string($0) },
+            "embedded": .bool(isEmbedded),
+            "dfu": .object([
+                "legacy": .optional(legacyDFU) { legacy in
+                    .object([
+                        "device_type": .int(Int(legacy.deviceType)),
+                        "device_revision": .int(Int(legacy.deviceRevision)),
+                        "application_version": .int(Int(legacy.applicationVersion)),
+                        "softdevice_ids": .array(legacy.softdeviceIDs.map { .int(Int($0)) }),
+                    ])
+                },
+                "secure": .optional(secureDFU) { secure in
+                    .object([
+                        "hardware_version": .int(Int(secure.hardwareVersion)),
+                        "firmware_version": .int(Int(secure.firmwareVersion)),
+                        "softdevice_required": .array(secure.softdeviceRequired.map { .int(Int($0)) }),
+                    ])
+                },
+            ]),
+        ])
+    }
+
+    /// The entry as `info` prints it: one `name: value` line per field.
+    var detailLines: [(String, String)] {
+        var lines: [(String, String)] = [
+            ("id", id), ("title", title), ("description", description), ("version", version),
+            ("boards", boards.joined(separator: ", ")), ("chip", chip), ("type", type.rawValue),
+            ("softdevice", softdevice ?? "-"),
+            ("file", file + (isEmbedded ? " (embedded)" : "")), ("size", "\(size) bytes"),
+            ("load address", hex(loadAddress, width: 8)), ("sha256", sha256),
+        ]
+        if let legacy = legacyDFU {
+            lines.append(
+                (
+                    "legacy DFU",
+                    "device type \(hex(legacy.deviceType, width: 4)), revision \(hex(legacy.deviceRevision, width: 4)), "
+                        + "application version \(hex(legacy.applicationVersion, width: 8)), SoftDevices "
+                        + legacy.softdeviceIDs.map { hex($0, width: 4) }.joined(separator: " ")
+                )
+            )
+        }
+        if let secure = secureDFU {
+            lines.append(
+                (
+                    "secure DFU",
+                    "hardware version \(secure.hardwareVersion), firmware version \(secure.firmwareVersion), "
+                        + "SoftDevices " + secure.softdeviceRequired.map { hex($0, width: 4) }.joined(separator: " ")
+                )
+            )
+        }
+        return lines
+    }
+}
+
+/// Lines of `name: value`, the names padded to one column.
+func aligned(_ lines: [(String, String)]) -> String {
+    let width = (lines.map(\.0.count).max() ?? 0) + 2
+    return lines.map { ($0.0 + ":").padding(to: width) + $0.1 }.joined(separator: "\n")
+}
+
+extension String {
+    /// The string padded with spaces on the right to `width` characters.
+    func padding(to width: Int) -> String {
+        self + String(repeating: " ", count: max(0, width - count))
+    }
+}

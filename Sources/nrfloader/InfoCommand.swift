@@ -1,0 +1,141 @@
+import ArgumentParser
+import Catalog
+import Checksums
+import Foundation
+import HexConverter
+
+/// `nrfloader info`: everything about a catalog entry, an Intel HEX file or a binary image.
+struct InfoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "info",
+        abstract: "Describe a catalog entry, an Intel HEX file or a binary image.",
+        discussion: """
+            For .hex: its regions, start address, and the DFU image Nordic's tools would make of it (MBR and UICR \
+            dropped, padded to 4 bytes). For .bin: size and SHA-256. For both, the vector table's initial stack \
+            pointer and reset handler when the image looks like a Cortex-M application.
+            """
+    )
+
+    @Argument(help: "A catalog id, or a .hex or .bin file ('-' for standard input).")
+    var target: String
+
+    @OptionGroup var catalogOptions: CatalogOptions
+    @OptionGroup var outputOptions: OutputOptions
+
+    func run() throws {
+        let isFile = target == "-" || FileManager.default.fileExists(atPath: target)
+        if !isFile {
+            let catalog = try catalogOptions.load()
+            guard let entry = catalog.entry(id: target) else {
+                throw CatalogError.unknownID(target, known: catalog.entries.map(\.id))
+            }
+            print(entry: entry)
+            return
+        }
+        let input = try InputFile(path: target)
+        let bytes = try input.readAll()
+        if ImageFormat(path: target, contents: bytes) == .intelHex {
+            try printHex(bytes, name: input.displayName)
+        } else {
+            printBinary(bytes, name: input.displayName)
+        }
+    }
+
+    private func print(entry: CatalogEntry) {
+        let vectors = ARMVectorTable(image: entry.image, loadAddress: entry.loadAddress)
+        if outputOptions.json {
+            guard case .object(var members) = entry.json else { return }
+            members["kind"] = .string("catalog")
+            members["vector_table"] = vectorJSON(vectors)
+            Console.json(.object(members))
+        } else {
+            Console.result(aligned(entry.detailLines + vectorLines(vectors)))
+        }
+    }
+
+    private func printHex(_ bytes: [UInt8], name: String) throws {
+        let all = try IntelHexParser.parse(bytes, source: name)
+        let dfu = try IntelHexParser.parse(bytes, source: name, window: .nordic)
+        guard let base = dfu.lowestAddress else {
+            throw HexConverterError.noData(source: name, range: .nordic)
+        }
+        let image = dfu.binary(alignment: 4)
+        let digest = hexString(SHA256.hash(image))
+        let vectors = ARMVectorTable(image: image, loadAddress: base)
+        if outputOptions.json {
+            Console.json(
+                .object([
+                    "schema": .int(JSONValue.schemaVersion), "kind": .string("hex"), "file": .string(name),
+                    "regions": .array(
+                        all.regions.map { .object(["start": .int(Int($0.start)), "end": .int(Int($0.end))]) }),
+                    "start_address": .optional(all.startAddress) { .string($0.description) },
+                    "image": .object([
+                        "base_address": .int(Int(base)), "size": .int(image.count), "sha256": .string(digest),
+                    ]),
+                    "vector_table": vectorJSON(vectors),
+                ])
+            )
+            return
+        }
+        var lines: [(String, String)] = [("file", name), ("format", "Intel HEX")]
+        for (index, region) in all.regions.enumerated() {
+            lines.append((index == 0 ? "regions" : "", "\(region) (\(region.count) bytes)"))
+        }
+        lines.append(("start address", all.startAddress?.description ?? "-"))
+        lines.append(
+            ("DFU image", "\(image.count) bytes at \(hex(base, width: 8)) (MBR and UICR dropped, padded to 4)"))
+        lines.append(("sha256", digest))
+        Console.result(aligned(lines + vectorLines(vectors)))
+    }
+
+    private func printBinary(_ bytes: [UInt8], name: String) {
+        let digest = hexString(SHA256.hash(bytes))
+        let vectors = ARMVectorTable(image: bytes, loadAddress: nil)
+        if outputOptions.json {
+            Console.json(
+                .object([
+                    "schema": .int(JSONValue.schemaVersion), "kind": .string("bin"), "file": .string(name),
+                    "size": .int(bytes.count), "sha256": .string(digest), "vector_table": vectorJSON(vectors),
+                ])
+            )
+            return
+        }
+        let lines = [("file", name), ("format", "binary"), ("size", "\(bytes.count) bytes"), ("sha256", digest)]
+        Console.result(aligned(lines + vectorLines(vectors)))
+    }
+
+    private func vectorLines(_ vectors: ARMVectorTable?) -> [(String, String)] {
+        guard let vectors else { return [("vector table", "none found (not a Cortex-M application image?)")] }
+        return [
+            ("initial SP", hex(vectors.initialStackPointer, width: 8)),
+            ("reset handler", hex(vectors.resetHandler, width: 8)),
+        ]
+    }
+
+    private func vectorJSON(_ vectors: ARMVectorTable?) -> JSONValue {
+        .optional(vectors) { vectors in
+            .object([
+                "initial_stack_pointer": .int(Int(vectors.initialStackPointer)),
+                "reset_handler": .int(Int(vectors.resetHandler)),
+            ])
+        }
+    }
+}
+
+/// What kind of image a file holds: by its extension, or by its first byte when the extension says nothing.
+enum ImageFormat {
+    case intelHex
+    case binary
+
+    init(path: String, contents: [UInt8]) {
+        let lowered = path.lowercased()
+        if [".hex", ".ihex", ".ihx"].contains(where: { lowered.hasSuffix($0) }) {
+            self = .intelHex
+        } else if lowered.hasSuffix(".bin") {
+            self = .binary
+        } else {
+            let first = contents.first { $0 != 0x0A && $0 != 0x0D && $0 != 0x20 }
+            self = first == UInt8(ascii: ":") ? .intelHex : .binary
+        }
+    }
+}

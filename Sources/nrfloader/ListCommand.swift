@@ -1,0 +1,49 @@
+import ArgumentParser
+import Catalog
+
+/// `nrfloader list`: the firmware catalog.
+struct ListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the firmware images in the catalog (embedded, plus --catalog FILE).",
+        discussion: "Every image is verified against the catalog's size and SHA-256 before it is listed."
+    )
+
+    @OptionGroup var catalogOptions: CatalogOptions
+    @OptionGroup var outputOptions: OutputOptions
+
+    func run() throws {
+        let catalog = try catalogOptions.load()
+        if outputOptions.json {
+            Console.json(.array(catalog.entries.map(\.json)))
+            return
+        }
+        let header = ["ID", "TITLE", "VERSION", "BOARD", "TYPE", "SIZE"]
+        let rows = catalog.entries.map { entry in
+            [
+                entry.id, entry.title, entry.version, entry.boards.joined(separator: ","), entry.type.rawValue,
+                String(entry.size),
+            ]
+        }
+        Console.result(table([header] + rows, rightAligned: [5]))
+    }
+}
+
+/// Rows as columns separated by two spaces; the columns in `rightAligned` are padded on the left.
+func table(_ rows: [[String]], rightAligned: Set<Int> = []) -> String {
+    guard let columns = rows.first?.count else { return "" }
+    let widths = (0..<columns).map { column in rows.map { $0[column].count }.max() ?? 0 }
+    return rows.map { row in
+        row.enumerated().map { column, cell in
+            rightAligned.contains(column) ? cell.leftPadded(to: widths[column]) : cell.padding(to: widths[column])
+        }.joined(separator: "  ").trimmingTrailingSpaces()
+    }.joined(separator: "\n")
+}
+
+extension String {
+    fileprivate func trimmingTrailingSpaces() -> String {
+        var text = self
+        while text.last == " " { text.removeLast() }
+        return text
+    }
+}
