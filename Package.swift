@@ -38,7 +38,18 @@ let package = Package(
         .target(name: "Checksums", dependencies: ["SystemZlib", "SystemCrypto"], swiftSettings: strictSwift6),
         .systemLibrary(name: "SystemZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "SystemCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .target(name: "DFUPackage", dependencies: ["Checksums", "SystemZlib"], swiftSettings: strictSwift6),
+        .target(name: "DFUController", dependencies: ["Checksums"], swiftSettings: strictSwift6),
+        .target(name: "DFUSimulator", dependencies: ["Checksums"], swiftSettings: strictSwift6),
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSwift6),
+        .testTarget(name: "DFUPackageTests", dependencies: ["DFUPackage", "TestSupport"], swiftSettings: strictSwift6),
+        .testTarget(
+            name: "DFUControllerTests",
+            dependencies: ["DFUController", "TestSupport"],
+            swiftSettings: strictSwift6
+        ),
+        .testTarget(
+            name: "DFUSimulatorTests", dependencies: ["DFUSimulator", "TestSupport"], swiftSettings: strictSwift6),
         .testTarget(
             name: "HexConverterTests",
             dependencies: ["HexConverter", "TestSupport"],
