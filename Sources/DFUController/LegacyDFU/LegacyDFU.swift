@@ -1,0 +1,215 @@
+/// Which legacy bootloader generation the target speaks (dfu-protocols.md §1.1).
+enum LegacyGeneration: Equatable, Sendable {
+    /// SDK ≤ 5: `01` and a 4-byte application size; init packet is a lone `02` plus CRC-16.
+    case v1
+    /// SDK 6: `01 tt` and 12 bytes of sizes; no Version characteristic; init as v1.
+    case v2
+    /// SDK 7–11: Version characteristic present; `02 00` … `02 01` init packet, mandatory from 0.5.
+    case versioned(UInt16)
+
+    /// Whether the init packet is framed by `02 00` and `02 01` (DFU version 0.5 and later).
+    var usesExtendedInit: Bool {
+        if case .versioned(let version) = self { version >= 0x0005 } else { false }
+    }
+}
+
+/// The legacy DFU machine for one part on one connection (dfu-protocols.md §1.10 b).
+///
+/// Legacy DFU cannot resume: after a lost link the part starts over from Start DFU.
+struct LegacyDFU: Equatable, Sendable {
+    /// The steps of one part; each names what the machine is waiting for.
+    enum Step: Equatable, Sendable {
+        /// Waiting for `10 01` after Start DFU and the size packet.
+        case starting(LegacyGeneration)
+        /// Waiting for `10 02` after the init packet.
+        case initializing(LegacyGeneration)
+        /// Streaming the image; waiting for a receipt notification or, after the last packet, `10 03`.
+        case receiving(sent: Int)
+        /// Waiting for `10 04` after Validate Firmware.
+        case validating
+        /// Waiting for the acknowledgement of Activate Image and Reset; the target may reset first.
+        case activating
+    }
+
+    /// The part and policy.
+    let context: PartContext
+    /// Where the part stands.
+    private(set) var step: Step
+
+    private var configuration: DFUConfiguration { context.configuration }
+    private var part: FirmwarePart { context.part }
+
+    /// Creates the machine and returns the Start DFU actions, or the reason the part cannot be sent.
+    ///
+    /// - Parameters:
+    ///   - context: The part and policy.
+    ///   - generation: The bootloader generation found on the target.
+    ///   - now: The current time.
+    /// - Returns: The machine and its first actions.
+    /// - Throws: ``DFUError/firmwareUnsuitable(_:)`` if the target needs what the part lacks.
+    static func begin(context: PartContext, generation: LegacyGeneration, at now: Duration) throws(DFUError)
+        -> (LegacyDFU, [DFUAction])
+    {
+        if case .versioned(let version) = generation, version >= 0x0005, context.part.initPacket.count < 14 {
+            throw .firmwareUnsuitable(.initPacketRequired(legacyVersion: version))
+        }
+        var machine = LegacyDFU(context: context, step: .starting(generation))
+        return (machine, [context.progress(.sendingInitPacket)] + machine.start(generation, at: now))
+    }
+
+    private mutating func start(_ generation: LegacyGeneration, at now: Duration) -> [DFUAction] {
+        step = .starting(generation)
+        let size = UInt32(part.image.count)
+        let command: [UInt8]
+        let sizes: [UInt8]
+        switch generation {
+        case .v1:
+            command = [LegacyOpcode.startDFU.rawValue]
+            sizes = LittleEndian.bytes(of: size)
+        case .v2, .versioned:
+            command = [LegacyOpcode.startDFU.rawValue, part.imageType.legacyImageTypeBits]
+            let (softDevice, bootloader, application): (UInt32, UInt32, UInt32) =
+                switch part.imageType {
+                case .softDevice: (size, 0, 0)
+                case .bootloader: (0, size, 0)
+                case .softDeviceAndBootloader(let sd, let bl): (UInt32(sd), UInt32(bl), 0)
+                case .application: (0, 0, size)
+                }
+            sizes =
+                LittleEndian.bytes(of: softDevice) + LittleEndian.bytes(of: bootloader)
+                + LittleEndian.bytes(of: application)
+        }
+        // The size packet follows Start DFU at once; the single response comes after the target erased flash.
+        return [
+            .write(.legacyControlPoint, command), .writePackets(.legacyPacket, [sizes]),
+            .startTimer(.response, deadline: now + configuration.legacyStartTimeout),
+        ]
+    }
+
+    /// What the machine waits for, for a timeout error.
+    var awaited: DFUTimeoutStep {
+        switch step {
+        case .starting: .legacyResponse(.startDFU)
+        case .initializing: .legacyResponse(.initializeDFUParameters)
+        case .receiving(let sent):
+            sent == part.image.count ? .legacyResponse(.receiveFirmwareImage) : .legacyPacketReceipt
+        case .validating: .legacyResponse(.validateFirmware)
+        case .activating: .legacyResponse(.activateAndReset)
+        }
+    }
+
+    /// Handles a Control Point notification.
+    ///
+    /// - Parameters:
+    ///   - bytes: The notification value.
+    ///   - now: The current time.
+    /// - Returns: What to do next.
+    mutating func receive(_ bytes: [UInt8], at now: Duration) -> MachineOutput {
+        let notification: LegacyNotification
+        do {
+            notification = try LegacyNotification.decode(bytes)
+        } catch {
+            return .failed(.protocolViolation(error))
+        }
+        switch (step, notification) {
+        case (.starting(let generation), .response(.startDFU, let status)):
+            return started(generation, status, at: now)
+        case (.initializing, .response(.initializeDFUParameters, .success)):
+            return .running(beginReceiving(at: now))
+        case (.receiving(let sent), .packetReceipt(let received)):
+            guard sent < part.image.count, matches(received, sent: sent) else {
+                return .failed(.protocolViolation(.unsolicited(.legacyControlPoint, received: bytes)))
+            }
+            return .running(
+                [context.progress(.sendingFirmware, sent: sent, confirmed: sent)] + sendRun(from: sent, at: now))
+        case (.receiving(let sent), .response(.receiveFirmwareImage, .success)) where sent == part.image.count:
+            step = .validating
+            return .running(
+                [context.progress(.validating, sent: sent, confirmed: sent)]
+                    + [
+                        .write(.legacyControlPoint, [LegacyOpcode.validateFirmware.rawValue]),
+                        context.responseTimer(at: now),
+                    ])
+        case (.validating, .response(.validateFirmware, .success)):
+            step = .activating
+            return .running([
+                .cancelTimer(.response), .write(.legacyControlPoint, [LegacyOpcode.activateAndReset.rawValue]),
+            ])
+        case (.initializing, .response(let opcode, let status)) where opcode == .initializeDFUParameters,
+            (.receiving, .response(let opcode, let status)) where opcode == .receiveFirmwareImage && status != .success,
+            (.validating, .response(let opcode, let status)) where opcode == .validateFirmware:
+            return .failed(.rejected(.legacy(opcode, status)))
+        case (.starting, _), (.initializing, _), (.receiving, _), (.validating, _), (.activating, _):
+            return .failed(.protocolViolation(.unsolicited(.legacyControlPoint, received: bytes)))
+        }
+    }
+
+    /// Handles the acknowledgement of a write with response, or the link dropping during activation.
+    ///
+    /// - Returns: The part's confirmation if the machine was activating, else `nil`.
+    func activationAcknowledged() -> PartConfirmation? {
+        guard case .activating = step else { return nil }
+        return PartConfirmation(
+            imageType: part.imageType, dfuProtocol: .legacy, bytesConfirmed: part.image.count, crc32: nil)
+    }
+
+    private mutating func started(_ generation: LegacyGeneration, _ status: LegacyStatus, at now: Duration)
+        -> MachineOutput
+    {
+        switch status {
+        case .success:
+            guard !part.initPacket.isEmpty else { return .running(beginReceiving(at: now)) }
+            step = .initializing(generation)
+            let writes = packets(of: part.initPacket[...], size: configuration.legacyPacketSize)
+            let opcode = LegacyOpcode.initializeDFUParameters.rawValue
+            if generation.usesExtendedInit {
+                return .running(
+                    [
+                        .write(.legacyControlPoint, [opcode, 0x00]), .writePackets(.legacyPacket, writes),
+                        .write(.legacyControlPoint, [opcode, 0x01]), context.responseTimer(at: now),
+                    ])
+            }
+            return .running(
+                [
+                    .write(.legacyControlPoint, [opcode]), .writePackets(.legacyPacket, writes),
+                    context.responseTimer(at: now),
+                ])
+        case .notSupported where generation == .v2 && part.imageType == .application:
+            // An SDK ≤ 5 bootloader refuses the 12-byte size packet; iOS retries with the v1 form (§1.10 b, 2a).
+            return .running([.log("start dfu not supported; retrying with the v1 size packet")] + start(.v1, at: now))
+        case .invalidState, .notSupported, .dataSizeExceedsLimit, .crcError, .operationFailed:
+            return .failed(.rejected(.legacy(.startDFU, status)))
+        }
+    }
+
+    private mutating func beginReceiving(at now: Duration) -> [DFUAction] {
+        let interval = configuration.legacyPacketReceiptNotificationInterval
+        let prn: [DFUAction] =
+            interval == 0
+            ? []
+            : [
+                .write(
+                    .legacyControlPoint,
+                    [LegacyOpcode.packetReceiptNotificationRequest.rawValue] + LittleEndian.bytes(of: interval))
+            ]
+        return [context.progress(.sendingFirmware)] + prn
+            + [.write(.legacyControlPoint, [LegacyOpcode.receiveFirmwareImage.rawValue])] + sendRun(from: 0, at: now)
+    }
+
+    private mutating func sendRun(from sent: Int, at now: Duration) -> [DFUAction] {
+        let interval = Int(configuration.legacyPacketReceiptNotificationInterval)
+        let size = configuration.legacyPacketSize
+        let end = interval == 0 ? part.image.count : min(part.image.count, sent + interval * size)
+        let run = part.image[sent..<end]
+        step = .receiving(sent: end)
+        return [
+            .writePackets(.legacyPacket, packets(of: run, size: size)),
+            context.responseTimer(afterRunOf: run.count, at: now),
+        ]
+    }
+
+    /// Compares a receipt count with the bytes sent; SDK 5.2 reports only the low 16 bits (iOS compares them).
+    private func matches(_ received: UInt32, sent: Int) -> Bool {
+        received == UInt32(sent) || (received >> 16 == 0 && received & 0xFFFF == UInt32(sent) & 0xFFFF)
+    }
+}

@@ -1,0 +1,71 @@
+/// What a per-protocol machine hands back to ``DFUController`` after an input.
+enum MachineOutput: Equatable, Sendable {
+    /// The part is still in progress; perform these actions.
+    case running([DFUAction])
+    /// The device confirmed the part; perform these actions, then move on.
+    case partComplete([DFUAction], PartConfirmation)
+    /// The part failed.
+    case failed(DFUError)
+}
+
+/// The facts about the current part that every machine needs.
+struct PartContext: Equatable, Sendable {
+    /// The part being sent.
+    var part: FirmwarePart
+    /// Its 1-based number.
+    var number: Int
+    /// The number of parts.
+    var count: Int
+    /// The session's policy.
+    var configuration: DFUConfiguration
+
+    /// A progress action for this part.
+    ///
+    /// - Parameters:
+    ///   - phase: The stage.
+    ///   - sent: Payload bytes written.
+    ///   - confirmed: Payload bytes the device confirmed.
+    /// - Returns: The action.
+    func progress(_ phase: DFUPhase, sent: Int = 0, confirmed: Int = 0) -> DFUAction {
+        .progress(
+            DFUProgress(
+                phase: phase, part: number, partCount: count, bytesSent: sent, bytesConfirmed: confirmed,
+                totalBytes: part.image.count))
+    }
+
+    /// The response timer for a request answered without a long transfer.
+    ///
+    /// - Parameter now: The time the request is written.
+    /// - Returns: The timer action.
+    func responseTimer(at now: Duration) -> DFUAction {
+        .startTimer(.response, deadline: now + configuration.responseTimeout)
+    }
+
+    /// The response timer for an answer that follows a run of `bytes` payload bytes.
+    ///
+    /// - Parameters:
+    ///   - bytes: The run's payload bytes.
+    ///   - now: The time the run is handed to the adapter.
+    /// - Returns: The timer action, allowing the run to be written at ``DFUConfiguration/minimumThroughput``.
+    func responseTimer(afterRunOf bytes: Int, at now: Duration) -> DFUAction {
+        let writing = Duration.milliseconds(bytes * 1000 / max(configuration.minimumThroughput, 1))
+        return .startTimer(.response, deadline: now + configuration.responseTimeout + writing)
+    }
+}
+
+/// Splits `bytes` into writes of at most `size` bytes; only the last may be shorter.
+///
+/// - Parameters:
+///   - bytes: The payload.
+///   - size: The largest write.
+/// - Returns: The writes, in order.
+func packets(of bytes: ArraySlice<UInt8>, size: Int) -> [[UInt8]] {
+    var result: [[UInt8]] = []
+    var start = bytes.startIndex
+    while start < bytes.endIndex {
+        let end = min(start + size, bytes.endIndex)
+        result.append(Array(bytes[start..<end]))
+        start = end
+    }
+    return result
+}

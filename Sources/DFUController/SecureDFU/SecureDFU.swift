@@ -1,0 +1,348 @@
+import Checksums
+
+/// The Secure DFU machine for one part on one connection (dfu-protocols.md §2.8).
+///
+/// It starts with Select (command) so that it can resume whatever the target already holds, sends and executes
+/// the init packet, then sends the image in data objects, checking every checksum and notification against the
+/// CRC-32 of what it sent.
+struct SecureDFU: Equatable, Sendable {
+    /// The steps of one part; each names what the machine is waiting for.
+    enum Step: Equatable, Sendable {
+        /// Waiting for the answer to Select (command).
+        case selectingCommand
+        /// Waiting for the answer to Create (command).
+        case creatingCommand(attempt: Int)
+        /// Waiting for the answer to Set PRN 0, sent before the init packet.
+        case disablingReceipts(attempt: Int, from: Int)
+        /// Waiting for the checksum of the init packet.
+        case checksummingCommand(attempt: Int)
+        /// Waiting for the answer to Execute (command).
+        case executingCommand
+        /// Waiting for the answer to Set PRN with the configured interval.
+        case settingReceipts
+        /// Waiting for the answer to Select (data).
+        case selectingData
+        /// Waiting for Execute of an object the target already held complete when the connection started.
+        case executingResumed(DataCursor, ChecksumReport)
+        /// Waiting for the answer to Create (data).
+        case creatingData(DataCursor)
+        /// Waiting out the object preparation delay before the object's first packet.
+        case preparingData(DataCursor)
+        /// Waiting for the packet receipt notification that ends a run.
+        case awaitingReceipt(DataCursor)
+        /// Waiting for the checksum after the object's last packet.
+        case checksummingData(DataCursor)
+        /// Waiting for Execute (data) of a verified object.
+        case executingData(DataCursor, ChecksumReport)
+    }
+
+    /// The part and policy.
+    let context: PartContext
+    /// Payload bytes per Packet write: (MTU − 3) rounded down to a multiple of 4 (§2.9).
+    let packetSize: Int
+    /// Where the part stands.
+    private(set) var step: Step
+    /// Data objects created on this connection, to apply the preparation delay's scope.
+    private var objectsCreated = 0
+
+    /// Creates the machine for a fresh connection.
+    ///
+    /// - Parameters:
+    ///   - context: The part and policy.
+    ///   - mtu: The negotiated ATT MTU.
+    init(context: PartContext, mtu: Int) {
+        self.context = context
+        let usable = min(mtu, context.configuration.maximumMTU) - 3
+        self.packetSize = max(usable - usable % 4, 20)
+        self.step = .selectingCommand
+    }
+
+    private var configuration: DFUConfiguration { context.configuration }
+    private var initPacket: [UInt8] { context.part.initPacket }
+    private var image: [UInt8] { context.part.image }
+
+    /// The first requests after notifications are enabled.
+    ///
+    /// - Parameter now: The current time.
+    /// - Returns: The actions.
+    func begin(at now: Duration) -> [DFUAction] {
+        request(.selectObject(.command), at: now)
+    }
+
+    /// What the machine waits for, for a timeout error.
+    var awaited: DFUTimeoutStep {
+        switch step {
+        case .selectingCommand, .selectingData: .secureResponse(.selectObject)
+        case .creatingCommand, .creatingData: .secureResponse(.createObject)
+        case .disablingReceipts, .settingReceipts: .secureResponse(.setPacketReceiptNotification)
+        case .checksummingCommand, .checksummingData: .secureResponse(.calculateChecksum)
+        case .executingCommand, .executingResumed, .executingData: .secureResponse(.execute)
+        case .awaitingReceipt, .preparingData: .securePacketReceipt
+        }
+    }
+
+    /// The opcode whose response the machine waits for; `nil` while it waits for its own timer.
+    private var awaitedOpcode: SecureOpcode? {
+        switch step {
+        case .selectingCommand, .selectingData: .selectObject
+        case .creatingCommand, .creatingData: .createObject
+        case .disablingReceipts, .settingReceipts: .setPacketReceiptNotification
+        case .checksummingCommand, .checksummingData, .awaitingReceipt: .calculateChecksum
+        case .executingCommand, .executingResumed, .executingData: .execute
+        case .preparingData: nil
+        }
+    }
+
+    /// Handles a Control Point notification.
+    ///
+    /// - Parameters:
+    ///   - bytes: The notification value.
+    ///   - now: The current time.
+    /// - Returns: What to do next.
+    mutating func receive(_ bytes: [UInt8], at now: Duration) -> MachineOutput {
+        guard let opcode = awaitedOpcode else {
+            // Create (data) was answered and nothing is outstanding: any notification now is unsolicited.
+            return .failed(.protocolViolation(.unsolicited(.secureControlPoint, received: bytes)))
+        }
+        let response: SecureResponse
+        do {
+            response = try SecureResponse.decode(bytes, answering: opcode)
+        } catch {
+            return .failed(.protocolViolation(error))
+        }
+        if case .rejected(let result, let extended) = response {
+            if case .executingResumed(let cursor, let report) = step, result == .operationNotPermitted,
+                report.offset < UInt32(image.count)
+            {
+                // SDK 15–17 answer 0x08 to Execute of an object they already executed (IOS-DFU-Library#270).
+                return .running([.log("object \(cursor.object) was already executed")] + next(after: cursor, at: now))
+            }
+            return .failed(.rejected(.secure(opcode, result, extended)))
+        }
+        return handle(response, at: now)
+    }
+
+    /// Handles the expiry of the object preparation delay.
+    ///
+    /// - Parameter now: The current time.
+    /// - Returns: What to do next, or `nil` if the machine was not waiting for it.
+    mutating func preparationElapsed(at now: Duration) -> MachineOutput? {
+        guard case .preparingData(let cursor) = step else { return nil }
+        return .running(sendRun(cursor, at: now))
+    }
+
+    private mutating func handle(_ response: SecureResponse, at now: Duration) -> MachineOutput {
+        switch (step, response) {
+        case (.selectingCommand, .objectInfo(let info)):
+            return selectedCommand(info, at: now)
+        case (.creatingCommand(let attempt), .success):
+            step = .disablingReceipts(attempt: attempt, from: 0)
+            return .running(request(.setPacketReceiptNotification(0), at: now))
+        case (.disablingReceipts(let attempt, let from), .success):
+            step = .checksummingCommand(attempt: attempt)
+            let writes = packets(of: initPacket[from...], size: packetSize)
+            return .running(
+                [
+                    .writePackets(.securePacket, writes),
+                    .write(.secureControlPoint, SecureRequest.calculateChecksum.encoded),
+                    context.responseTimer(afterRunOf: initPacket.count - from, at: now),
+                ])
+        case (.checksummingCommand(let attempt), .checksum(let report)):
+            let expected = CRC32.checksum(initPacket)
+            if report.offset == UInt32(initPacket.count), report.crc == expected {
+                step = .executingCommand
+                return .running(request(.execute, at: now))
+            }
+            let mismatch = CRCMismatch(
+                objectType: .command, objectIndex: 0, attempts: attempt, expectedOffset: UInt32(initPacket.count),
+                expectedCRC: expected, reportedOffset: report.offset, reportedCRC: report.crc)
+            guard attempt < configuration.attemptsPerObject else { return .failed(.crcMismatchPersisted(mismatch)) }
+            step = .creatingCommand(attempt: attempt + 1)
+            return .running(
+                [.log("init packet checksum mismatch, attempt \(attempt) of \(configuration.attemptsPerObject)")]
+                    + request(.createObject(.command, size: UInt32(initPacket.count)), at: now))
+        case (.executingCommand, .success):
+            step = .settingReceipts
+            return .running(
+                request(.setPacketReceiptNotification(configuration.packetReceiptNotificationInterval), at: now))
+        case (.settingReceipts, .success):
+            step = .selectingData
+            return .running(request(.selectObject(.data), at: now))
+        case (.selectingData, .objectInfo(let info)):
+            return selectedData(info, at: now)
+        case (.executingResumed(let cursor, let report), .success):
+            if report.offset == UInt32(image.count) { return .partComplete([], confirmation(report)) }
+            return .running(next(after: cursor, at: now))
+        case (.creatingData(let cursor), .success):
+            objectsCreated += 1
+            let delay = configuration.objectPreparationDelay
+            let applies = configuration.objectPreparationScope == .everyObject || objectsCreated == 1
+            guard applies, delay > .zero else { return .running(sendRun(cursor, at: now)) }
+            step = .preparingData(cursor)
+            return .running([.cancelTimer(.response), .startTimer(.objectPreparation, deadline: now + delay)])
+        case (.awaitingReceipt(let cursor), .checksum(let report)):
+            if let retry = verify(report, against: cursor, at: now) { return retry }
+            let end = cursor.plan.range(of: cursor.object).upperBound
+            let confirmed = context.progress(.sendingFirmware, sent: cursor.sent, confirmed: Int(report.offset))
+            guard cursor.sent == end else { return .running([confirmed] + sendRun(cursor, at: now)) }
+            step = .checksummingData(cursor)
+            return .running([confirmed] + request(.calculateChecksum, at: now))
+        case (.checksummingData(let cursor), .checksum(let report)):
+            if let retry = verify(report, against: cursor, at: now) { return retry }
+            step = .executingData(cursor, report)
+            let isLast = cursor.object == cursor.plan.count - 1
+            return .running(
+                (isLast ? [context.progress(.validating, sent: cursor.sent, confirmed: Int(report.offset))] : [])
+                    + request(.execute, at: now))
+        case (.executingData(let cursor, let report), .success):
+            if cursor.object == cursor.plan.count - 1 {
+                return .partComplete([], confirmation(report))
+            }
+            let progress = context.progress(.sendingFirmware, sent: cursor.sent, confirmed: Int(report.offset))
+            return .running([progress] + next(after: cursor, at: now))
+        case (_, _):
+            // A success answer of the wrong shape cannot happen: decode() returns the payload that belongs to
+            // the awaited opcode. Anything else here is a programmer error.
+            preconditionFailure("secure dfu step \(step) cannot handle \(response)")
+        }
+    }
+
+    private mutating func selectedCommand(_ info: ObjectInfo, at now: Duration) -> MachineOutput {
+        guard UInt32(initPacket.count) <= info.maximumSize else {
+            return .failed(.firmwareUnsuitable(.initPacketTooLarge(size: initPacket.count, maximum: info.maximumSize)))
+        }
+        let offset = Int(info.offset)
+        let phase = context.progress(.sendingInitPacket)
+        if configuration.isResumeEnabled, offset > 0, offset <= initPacket.count,
+            info.crc == CRC32.checksum(Array(initPacket[..<offset]))
+        {
+            if offset == initPacket.count {
+                step = .executingCommand
+                return .running(
+                    [phase, .log("target holds the whole init packet; executing it")] + request(.execute, at: now))
+            }
+            step = .disablingReceipts(attempt: 1, from: offset)
+            return .running(
+                [phase, .log("resuming init packet at offset \(offset)")]
+                    + request(.setPacketReceiptNotification(0), at: now))
+        }
+        step = .creatingCommand(attempt: 1)
+        return .running([phase] + request(.createObject(.command, size: UInt32(initPacket.count)), at: now))
+    }
+
+    private mutating func selectedData(_ info: ObjectInfo, at now: Duration) -> MachineOutput {
+        let objectSize = Int(info.maximumSize)
+        guard objectSize > 0, objectSize % 4 == 0 else {
+            return .failed(.protocolViolation(.unusableObjectSize(.data, info.maximumSize)))
+        }
+        let plan = ObjectPlan(objectSize: objectSize, imageSize: image.count)
+        let offset = Int(info.offset)
+        let phase = context.progress(.sendingFirmware, sent: 0, confirmed: 0)
+        guard configuration.isResumeEnabled, offset > 0 else {
+            return .running(
+                [phase] + create(DataCursor(plan: plan, object: 0, attempt: 1, sent: 0, crc: CRC32()), at: now))
+        }
+        let matches = offset <= image.count && CRC32.checksum(Array(image[..<offset])) == info.crc
+        guard matches else {
+            // The bytes since the last executed object are not ours: send that object again (§2.8 step 5).
+            let object = min(offset % objectSize == 0 ? offset / objectSize - 1 : offset / objectSize, plan.count - 1)
+            let start = plan.range(of: object).lowerBound
+            let cursor = DataCursor(
+                plan: plan, object: object, attempt: 1, sent: start, crc: CRC32.init(continuingFrom: crc(upTo: start)))
+            return .running(
+                [phase, .log("target holds \(offset) bytes with another checksum; resending object \(object)")]
+                    + create(cursor, at: now))
+        }
+        let report = ChecksumReport(offset: info.offset, crc: info.crc)
+        let resumed = context.progress(.sendingFirmware, sent: offset, confirmed: offset)
+        if offset % objectSize == 0 || offset == image.count {
+            // The object ending here may not have been executed before the link dropped (§2.8 step 4b).
+            let object = (offset - 1) / objectSize
+            let cursor = DataCursor(
+                plan: plan, object: object, attempt: 1, sent: offset, crc: CRC32(continuingFrom: info.crc))
+            step = .executingResumed(cursor, report)
+            return .running(
+                [resumed, .log("target holds \(offset) bytes; executing object \(object)")] + request(.execute, at: now)
+            )
+        }
+        // In the middle of an object whose bytes match: send the rest of it without Create (§2.8 step 4c).
+        let cursor = DataCursor(
+            plan: plan, object: offset / objectSize, attempt: 1, sent: offset, crc: CRC32(continuingFrom: info.crc))
+        return .running([resumed, .log("resuming data at offset \(offset)")] + sendRun(cursor, at: now))
+    }
+
+    /// Returns the actions after object `cursor.object` was executed: create the next one, or finish the part.
+    private mutating func next(after cursor: DataCursor, at now: Duration) -> [DFUAction] {
+        let following = DataCursor(
+            plan: cursor.plan, object: cursor.object + 1, attempt: 1, sent: cursor.sent, crc: cursor.crc)
+        return create(following, at: now)
+    }
+
+    private mutating func create(_ cursor: DataCursor, at now: Duration) -> [DFUAction] {
+        step = .creatingData(cursor)
+        let size = UInt32(cursor.plan.range(of: cursor.object).count)
+        return request(.createObject(.data, size: size), at: now)
+    }
+
+    /// Writes the next run of packets: up to the PRN interval, or the rest of the object.
+    private mutating func sendRun(_ cursor: DataCursor, at now: Duration) -> [DFUAction] {
+        var cursor = cursor
+        let end = cursor.plan.range(of: cursor.object).upperBound
+        let interval = Int(configuration.packetReceiptNotificationInterval)
+        let runEnd = interval == 0 ? end : min(end, cursor.sent + interval * packetSize)
+        let run = image[cursor.sent..<runEnd]
+        let writes = packets(of: run, size: packetSize)
+        cursor.crc.update(run)
+        cursor.sent = runEnd
+        let timer = context.responseTimer(afterRunOf: run.count, at: now)
+        // The target notifies after every `interval` writes since Create or Set PRN; a run shorter than the
+        // interval can only end the object, and its last write triggers no notification.
+        if interval > 0, writes.count == interval {
+            step = .awaitingReceipt(cursor)
+            return [.writePackets(.securePacket, writes), timer]
+        }
+        step = .checksummingData(cursor)
+        return [
+            .writePackets(.securePacket, writes), .write(.secureControlPoint, SecureRequest.calculateChecksum.encoded),
+            timer,
+        ]
+    }
+
+    /// Checks a checksum report against what was sent; returns the retry or failure if it disagrees.
+    private mutating func verify(_ report: ChecksumReport, against cursor: DataCursor, at now: Duration)
+        -> MachineOutput?
+    {
+        if report.offset > UInt32(cursor.sent) {
+            return .failed(.protocolViolation(.offsetBeyondSent(reported: report.offset, sent: cursor.sent)))
+        }
+        guard report.offset != UInt32(cursor.sent) || report.crc != cursor.crc.value else { return nil }
+        let mismatch = CRCMismatch(
+            objectType: .data, objectIndex: cursor.object, attempts: cursor.attempt,
+            expectedOffset: UInt32(cursor.sent),
+            expectedCRC: cursor.crc.value, reportedOffset: report.offset, reportedCRC: report.crc)
+        guard cursor.attempt < configuration.attemptsPerObject else { return .failed(.crcMismatchPersisted(mismatch)) }
+        let start = cursor.plan.range(of: cursor.object).lowerBound
+        let retry = DataCursor(
+            plan: cursor.plan, object: cursor.object, attempt: cursor.attempt + 1, sent: start,
+            crc: CRC32(continuingFrom: crc(upTo: start)))
+        let note = DFUAction.log(
+            "data object \(cursor.object) checksum mismatch (offset \(report.offset) crc \(hex32(report.crc)), "
+                + "expected \(cursor.sent) \(hex32(cursor.crc.value))), attempt \(cursor.attempt) of "
+                + "\(configuration.attemptsPerObject)")
+        return .running([note] + create(retry, at: now))
+    }
+
+    private func crc(upTo offset: Int) -> UInt32 {
+        CRC32.checksum(Array(image[..<offset]))
+    }
+
+    private func confirmation(_ report: ChecksumReport) -> PartConfirmation {
+        PartConfirmation(
+            imageType: context.part.imageType, dfuProtocol: .secure, bytesConfirmed: Int(report.offset),
+            crc32: report.crc)
+    }
+
+    private func request(_ request: SecureRequest, at now: Duration) -> [DFUAction] {
+        [.write(.secureControlPoint, request.encoded), context.responseTimer(at: now)]
+    }
+}

@@ -1,0 +1,197 @@
+import Testing
+
+@testable import DFUController
+
+/// Lines up to the first data object's Create answer with the preparation delay off, 64-byte objects.
+func firstObjectLines(_ image: [UInt8]) -> [Line] {
+    secureInitLines() + [
+        notifies(.secureControlPoint, "60 06 01 40 00 00 00 00 00 00 00 00 00 00 00"),
+        writes(.secureControlPoint, "01 02 40 00 00 00"),
+        arms(.response, .seconds(20)),
+        notifies(.secureControlPoint, "60 01 01"),
+        sends(.securePacket, image[0..<60], size: 20),
+        arms(.response, .milliseconds(20_120)),
+        notifies(.secureControlPoint, "60 03 01 3C 00 00 00 " + le32(crc(image, 60))),
+        sends(.securePacket, image[60..<64], size: 20),
+        writes(.secureControlPoint, "03"),
+        arms(.response, .milliseconds(20_008)),
+    ]
+}
+
+@Suite struct SecureErrorTests {
+    let image = testImage(160)
+
+    @Test("recreates an object after a checksum mismatch and continues when the retry matches")
+    func retriesAfterMismatch() {
+        var controller = secureController(image: image) { $0.objectPreparationDelay = .zero }
+        run(
+            &controller,
+            firstObjectLines(image) + [
+                notifies(.secureControlPoint, "60 03 01 40 00 00 00 00 00 00 00"),  // wrong CRC
+                writes(.secureControlPoint, "01 02 40 00 00 00"),  // createObject(data) again
+                arms(.response, .seconds(20)),
+                notifies(.secureControlPoint, "60 01 01"),
+                sends(.securePacket, image[0..<60], size: 20),
+                arms(.response, .milliseconds(20_120)),
+                notifies(.secureControlPoint, "60 03 01 3C 00 00 00 " + le32(crc(image, 60))),
+                sends(.securePacket, image[60..<64], size: 20),
+                writes(.secureControlPoint, "03"),
+                arms(.response, .milliseconds(20_008)),
+                notifies(.secureControlPoint, "60 03 01 40 00 00 00 " + le32(crc(image, 64))),
+                writes(.secureControlPoint, "04"),
+                arms(.response, .seconds(20)),
+            ], ignoringProgressAndLogs: true)
+    }
+
+    @Test("fails with crcMismatchPersisted after the configured attempts")
+    func mismatchBeyondRetries() {
+        var controller = secureController(image: image) {
+            $0.objectPreparationDelay = .zero
+            $0.attemptsPerObject = 1
+        }
+        let mismatch = CRCMismatch(
+            objectType: .data, objectIndex: 0, attempts: 1, expectedOffset: 64, expectedCRC: crc(image, 64),
+            reportedOffset: 64, reportedCRC: 0)
+        run(
+            &controller,
+            firstObjectLines(image) + [
+                notifies(.secureControlPoint, "60 03 01 40 00 00 00 00 00 00 00"),
+                .does(.disconnect),
+                .does(.fail(.crcMismatchPersisted(mismatch))),
+            ], ignoringProgressAndLogs: true)
+        #expect(
+            DFUError.crcMismatchPersisted(mismatch).description.hasPrefix(
+                "data (0x02) object 0 failed its checksum 1 times"))
+    }
+
+    @Test("a PRN reporting fewer bytes than sent is a mismatch and retries the object")
+    func lostBytesRetry() {
+        var controller = secureController(image: image) { $0.objectPreparationDelay = .zero }
+        var lines = Array(firstObjectLines(image).dropLast(4))
+        lines += [
+            notifies(.secureControlPoint, "60 03 01 28 00 00 00 " + le32(crc(image, 40))),  // 20 bytes lost
+            writes(.secureControlPoint, "01 02 40 00 00 00"),
+            arms(.response, .seconds(20)),
+        ]
+        run(&controller, lines, ignoringProgressAndLogs: true)
+    }
+
+    @Test(
+        "every error result code fails with its Nordic name",
+        arguments: SecureResultCode.allCases.filter { $0 != .success && $0 != .extendedError })
+    func resultCodes(code: SecureResultCode) {
+        var controller = secureController(image: image)
+        let error = DFUError.rejected(.secure(.selectObject, code, nil))
+        run(
+            &controller,
+            Array(secureInitLines().prefix(10)) + [
+                .notifies(.secureControlPoint, [0x60, 0x06, code.rawValue]),
+                .does(.disconnect),
+                .does(.fail(error)),
+            ], ignoringProgressAndLogs: true)
+        #expect(error.description == "target rejected selectObject (0x06) with \(code)")
+        #expect(code.description.hasSuffix("(\(hexByte(code.rawValue)))"))
+    }
+
+    @Test("decodes extended errors after 0x0B", arguments: SecureExtendedError.allCases)
+    func extendedErrors(extended: SecureExtendedError) {
+        var controller = secureController(image: image)
+        run(
+            &controller,
+            Array(secureInitLines().prefix(23)) + [  // up to Execute (command) and its timer
+                .notifies(.secureControlPoint, [0x60, 0x04, 0x0B, extended.rawValue]),
+                .does(.disconnect),
+                .does(.fail(.rejected(.secure(.execute, .extendedError, extended)))),
+            ], ignoringProgressAndLogs: true)
+    }
+
+    @Test("names extended errors in messages")
+    func extendedErrorMessage() {
+        let error = DFUError.rejected(.secure(.execute, .extendedError, .firmwareVersionFailure))
+        #expect(
+            error.description
+                == "target rejected execute (0x04) with extendedError (0x0B): firmwareVersionFailure (0x05)")
+    }
+
+    @Test(
+        "malformed notifications are protocol violations",
+        arguments: [
+            ("60 06", ProtocolViolation.tooShort(expectedLength: 3, received: hex("60 06"))),
+            ("60 03 01", .unexpectedMessage(expected: hex("60 06"), received: hex("60 03 01"))),
+            ("10 06 01", .unexpectedMessage(expected: hex("60 06"), received: hex("10 06 01"))),
+            ("60 06 01 00 01", .tooShort(expectedLength: 15, received: hex("60 06 01 00 01"))),
+            ("60 06 09", .unknownResultCode(received: hex("60 06 09"))),
+            ("60 06 0B", .tooShort(expectedLength: 4, received: hex("60 06 0B"))),
+            ("60 06 0B 0E", .unknownExtendedError(received: hex("60 06 0B 0E"))),
+        ])
+    func malformed(bytes: String, violation: ProtocolViolation) {
+        var controller = secureController(image: image)
+        run(
+            &controller,
+            Array(secureInitLines().prefix(10)) + [
+                notifies(.secureControlPoint, bytes),
+                .does(.disconnect),
+                .does(.fail(.protocolViolation(violation))),
+                // Terminal failed state: everything after is ignored.
+                notifies(.secureControlPoint, "60 06 01 00 01 00 00 00 00 00 00 00 00 00 00"),
+                .acknowledged,
+                .fires(.response),
+                .cancels,
+                .disconnects,
+            ], ignoringProgressAndLogs: true)
+        #expect(controller.isFinished)
+    }
+
+    @Test("a response timer firing fails with what was awaited and the limit")
+    func responseTimeout() {
+        var controller = secureController(image: image)
+        run(
+            &controller,
+            Array(secureInitLines().prefix(8)) + [
+                .passes(.seconds(20)),
+                .fires(.response),
+                .does(.disconnect),
+                .does(.fail(.timedOut(.secureResponse(.selectObject), limit: .seconds(20)))),
+            ], ignoringProgressAndLogs: true)
+        #expect(
+            DFUError.timedOut(.secureResponse(.selectObject), limit: .seconds(20)).description
+                == "timed out after 20.0 seconds waiting for the response to selectObject (0x06)")
+    }
+
+    @Test("a connection timer firing fails the connection")
+    func connectionTimeout() {
+        var controller = secureController(image: image)
+        run(
+            &controller,
+            Array(secureInitLines().prefix(3)) + [
+                .fires(.connection),
+                .does(.disconnect),
+                .does(.fail(.timedOut(.connection, limit: .seconds(15)))),
+            ], ignoringProgressAndLogs: true)
+    }
+
+    @Test("cancel sends Abort and finishes cancelled once it is written")
+    func cancelSendsAbort() {
+        var controller = secureController(image: image) { $0.objectPreparationDelay = .zero }
+        run(
+            &controller,
+            firstObjectLines(image) + [
+                .cancels,
+                .does(.cancelTimer(.objectPreparation)),
+                writes(.secureControlPoint, "0C"),  // abort
+                arms(.response, .seconds(20)),
+                .acknowledged,
+                .does(.disconnect),
+                .does(.fail(.cancelled)),
+                notifies(.secureControlPoint, "60 0C 01"),  // ignored
+            ], ignoringProgressAndLogs: true)
+    }
+
+    @Test("the transcript runner reports a divergence")
+    func runnerReports() {
+        var controller = secureController(image: image)
+        withKnownIssue {
+            run(&controller, [.start, .does(.disconnect)], ignoringProgressAndLogs: true)
+        }
+    }
+}
