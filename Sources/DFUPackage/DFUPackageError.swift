@@ -78,6 +78,27 @@ public enum DFUPackageError: Error, Sendable, Equatable {
     case unsupportedHashType(file: String, hashType: HashType)
     /// The manifest files the image under one type and the init packet declares another.
     case imageTypeMismatch(file: String, manifest: DFUPackage.ImageType, initPacket: FirmwareType)
+
+    // MARK: Generating init packets
+
+    /// An image (or one half of a SoftDevice with bootloader) to generate a part from has no bytes.
+    case emptyImage(file: String, imageType: DFUPackage.ImageType)
+    /// An image (or one half) is not a multiple of 4 bytes, which bootloaders cannot write to flash.
+    case imageNotWordAligned(file: String, imageType: DFUPackage.ImageType, size: Int)
+    /// An image is larger than an init packet's `uint32` sizes can describe.
+    case imageTooLarge(file: String, size: Int)
+    /// Secure DFU options give no `sd_req`; bootloaders need at least one FWID (0x00 for none).
+    case emptySoftDeviceRequirement(file: String)
+    /// More `boot_validation` entries than bootloaders decode.
+    case tooManyBootValidations(file: String, count: Int, limit: Int)
+    /// `VALIDATE_ECDSA_P256_SHA256` boot validation was asked for without a signing key.
+    case bootValidationNeedsSigner(file: String)
+    /// The generated init packet is larger than bootloaders accept.
+    case initPacketTooLarge(file: String, size: Int, limit: Int)
+    /// Two generated parts have the same image type.
+    case duplicatePart(package: String, imageType: DFUPackage.ImageType)
+    /// Generated parts mix Secure and legacy init packets.
+    case mixedPartFormats(package: String)
 }
 
 /// A structure inside a zip archive, named in ``DFUPackageError`` messages.
@@ -204,6 +225,24 @@ extension DFUPackageError: CustomStringConvertible {
             "\(file): init packet hash type is \(hashType); bootloaders accept only SHA256"
         case .imageTypeMismatch(let file, let manifest, let initPacket):
             "\(file): manifest.json lists it as '\(manifest.rawValue)', init packet says \(initPacket)"
+        case .emptyImage(let file, let imageType):
+            "\(file): the \(imageType.noun) image is empty"
+        case .imageNotWordAligned(let file, let imageType, let size):
+            "\(file): the \(imageType.noun) image is \(size) bytes, not a multiple of 4; pad it with 0xFF"
+        case .imageTooLarge(let file, let size):
+            "\(file): image is \(size) bytes, more than an init packet can describe"
+        case .emptySoftDeviceRequirement(let file):
+            "\(file): no SoftDevice requirement given; list the FWIDs the image runs on, or 0x00 for none"
+        case .tooManyBootValidations(let file, let count, let limit):
+            "\(file): \(count) boot validations requested; bootloaders accept at most \(limit)"
+        case .bootValidationNeedsSigner(let file):
+            "\(file): boot validation VALIDATE_ECDSA_P256_SHA256 needs a signing key"
+        case .initPacketTooLarge(let file, let size, let limit):
+            "\(file): generated init packet is \(size) bytes; bootloaders accept at most \(limit)"
+        case .duplicatePart(let package, let imageType):
+            "\(package): more than one '\(imageType.rawValue)' image"
+        case .mixedPartFormats(let package):
+            "\(package): Secure and legacy DFU images cannot share a package"
         }
     }
 }
@@ -259,6 +298,19 @@ extension InitPacketProblem {
         case .unknownEnumValue(let field, let value): "has '\(field)' = \(value), an unknown value, at byte \(offset)"
         case .trailingBytes(let count): "has \(count) extra byte\(count == 1 ? "" : "s") at byte \(offset)"
         case .unknownExtension(let id): "has unknown extension id \(id) at byte \(offset)"
+        }
+    }
+}
+
+extension DFUPackage.ImageType {
+    /// The kind of image in words, for messages: "application", "SoftDevice", "bootloader",
+    /// "SoftDevice with bootloader".
+    var noun: String {
+        switch self {
+        case .application: "application"
+        case .softdevice: "SoftDevice"
+        case .bootloader: "bootloader"
+        case .softdeviceBootloader: "SoftDevice with bootloader"
         }
     }
 }
