@@ -1,0 +1,166 @@
+public import DFUController
+
+/// A Bluetooth adapter as BlueZ exports it (`org.bluez.Adapter1`).
+public struct AdapterInfo: Sendable, Hashable {
+    /// The object path: `/org/bluez/hci0`.
+    public var path: String
+    /// The adapter's address.
+    public var address: BluetoothAddress?
+    /// The adapter's system name (`Name`).
+    public var name: String
+    /// Whether it is powered on.
+    public var isPowered: Bool
+    /// Whether it is scanning.
+    public var isDiscovering: Bool
+
+    /// The interface name used on the command line: `hci0`.
+    public var interfaceName: String { String(path.split(separator: "/").last ?? Substring(path)) }
+
+    /// Creates an adapter description.
+    public init(path: String, address: BluetoothAddress?, name: String, isPowered: Bool, isDiscovering: Bool) {
+        self.path = path
+        self.address = address
+        self.name = name
+        self.isPowered = isPowered
+        self.isDiscovering = isDiscovering
+    }
+
+    /// Reads the description from the interface's properties (variants unwrapped).
+    public init(path: String, properties: [String: DBusValue]) {
+        self.path = path
+        address = properties["Address"]?.stringValue.flatMap { try? BluetoothAddress(parsing: $0) }
+        name = properties["Name"]?.stringValue ?? ""
+        isPowered = properties["Powered"]?.boolValue ?? false
+        isDiscovering = properties["Discovering"]?.boolValue ?? false
+    }
+}
+
+/// A remote device as BlueZ exports it (`org.bluez.Device1`).
+public struct DeviceInfo: Sendable, Hashable {
+    /// The object path: `/org/bluez/hci0/dev_C0_DE_00_00_00_02`.
+    public var path: String
+    /// The adapter's object path.
+    public var adapterPath: String
+    /// The device's address.
+    public var address: BluetoothAddress?
+    /// The advertised name, if any.
+    public var name: String?
+    /// The last received signal strength in dBm; BlueZ has none for a cached device not seen in this scan.
+    public var rssi: Int?
+    /// Advertised or discovered service UUIDs, uppercase.
+    public var uuids: [String]
+    /// Whether the device is connected.
+    public var isConnected: Bool
+    /// Whether BlueZ has finished discovering its GATT services.
+    public var servicesResolved: Bool
+
+    /// Reads the description from the interface's properties (variants unwrapped).
+    public init(path: String, properties: [String: DBusValue]) {
+        self.path = path
+        adapterPath = properties["Adapter"]?.stringValue ?? ""
+        address = properties["Address"]?.stringValue.flatMap { try? BluetoothAddress(parsing: $0) }
+        name = properties["Name"]?.stringValue
+        rssi = properties["RSSI"]?.intValue
+        uuids = (properties["UUIDs"]?.stringArrayValue ?? []).map { $0.uppercased() }
+        isConnected = properties["Connected"]?.boolValue ?? false
+        servicesResolved = properties["ServicesResolved"]?.boolValue ?? false
+    }
+
+    /// The device with changed properties applied (from `PropertiesChanged`).
+    public func updated(with changed: [String: DBusValue]) -> DeviceInfo {
+        var copy = self
+        if let value = changed["Name"]?.stringValue { copy.name = value }
+        if let value = changed["RSSI"]?.intValue { copy.rssi = value }
+        if let value = changed["UUIDs"]?.stringArrayValue { copy.uuids = value.map { $0.uppercased() } }
+        if let value = changed["Connected"]?.boolValue { copy.isConnected = value }
+        if let value = changed["ServicesResolved"]?.boolValue { copy.servicesResolved = value }
+        return copy
+    }
+}
+
+/// A GATT characteristic of a connected device (`org.bluez.GattCharacteristic1`).
+public struct CharacteristicInfo: Sendable, Hashable {
+    /// The object path: `…/dev_…/service0001/char0002`.
+    public var path: String
+    /// The characteristic's UUID, uppercase.
+    public var uuid: String
+    /// The object path of its service.
+    public var servicePath: String
+    /// BlueZ's flags: `read`, `write`, `write-without-response`, `notify`, `indicate`, ….
+    public var flags: [String]
+    /// The ATT MTU BlueZ reports for the link (BlueZ 5.62+), if it reports one.
+    public var mtu: Int?
+
+    /// Reads the description from the interface's properties (variants unwrapped).
+    public init(path: String, properties: [String: DBusValue]) {
+        self.path = path
+        uuid = (properties["UUID"]?.stringValue ?? "").uppercased()
+        servicePath = properties["Service"]?.stringValue ?? ""
+        flags = properties["Flags"]?.stringArrayValue ?? []
+        mtu = properties["MTU"]?.intValue
+    }
+
+    /// The DFU role this characteristic plays, matched by UUID.
+    public var dfuRole: DFUCharacteristic? {
+        DFUCharacteristic.allCases.first { $0.uuid == uuid }
+    }
+}
+
+/// Everything `GetManagedObjects` returned that the tool uses, sorted by object path.
+public struct BlueZObjects: Sendable, Hashable {
+    /// The adapters.
+    public var adapters: [AdapterInfo]
+    /// The devices BlueZ knows (seen in a scan, cached, or connected).
+    public var devices: [DeviceInfo]
+    /// The GATT characteristics of connected devices.
+    public var characteristics: [CharacteristicInfo]
+
+    /// Sorts the objects of a `GetManagedObjects` reply (`a{oa{sa{sv}}}`) by interface.
+    init(managedObjects: DBusValue) {
+        var adapters: [AdapterInfo] = []
+        var devices: [DeviceInfo] = []
+        var characteristics: [CharacteristicInfo] = []
+        for (path, interfaces) in Self.interfacesByPath(managedObjects) {
+            if let properties = interfaces[BlueZInterface.adapter] {
+                adapters.append(AdapterInfo(path: path, properties: properties))
+            }
+            if let properties = interfaces[BlueZInterface.device] {
+                devices.append(DeviceInfo(path: path, properties: properties))
+            }
+            if let properties = interfaces[BlueZInterface.characteristic] {
+                characteristics.append(CharacteristicInfo(path: path, properties: properties))
+            }
+        }
+        self.adapters = adapters.sorted { $0.path < $1.path }
+        self.devices = devices.sorted { $0.path < $1.path }
+        self.characteristics = characteristics.sorted { $0.path < $1.path }
+    }
+
+    /// `a{oa{sa{sv}}}` as path → interface → property → value.
+    static func interfacesByPath(_ value: DBusValue) -> [(String, [String: [String: DBusValue]])] {
+        guard case .dictionary(_, _, let entries) = value else { return [] }
+        return entries.compactMap { entry in
+            guard let path = entry.key.stringValue else { return nil }
+            return (path, interfaces(entry.value))
+        }
+    }
+
+    /// `a{sa{sv}}` as interface → property → value (variants unwrapped).
+    static func interfaces(_ value: DBusValue) -> [String: [String: DBusValue]] {
+        var result: [String: [String: DBusValue]] = [:]
+        for (interface, properties) in value.stringKeyedDictionary ?? [:] {
+            result[interface] = (properties.stringKeyedDictionary ?? [:]).mapValues(\.unwrappingVariant)
+        }
+        return result
+    }
+}
+
+/// BlueZ's D-Bus names.
+enum BlueZInterface {
+    static let service = "org.bluez"
+    static let adapter = "org.bluez.Adapter1"
+    static let device = "org.bluez.Device1"
+    static let characteristic = "org.bluez.GattCharacteristic1"
+    static let objectManager = "org.freedesktop.DBus.ObjectManager"
+    static let properties = "org.freedesktop.DBus.Properties"
+}

@@ -1,0 +1,136 @@
+import BlueZTransport
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The BlueZ stand-in of testrig.md: a ``PrivateBus`` with bluezoo (patched by `Tests/Rig/bluezoo_rig.py`) on it,
+/// started by the tests themselves and stopped by pid, also when a test fails.
+///
+/// Set up the venv with `Tests/Rig/setup.sh`; without it the tests that need bluezoo are disabled, with a reason.
+final class BlueZRig: Sendable {
+    let bus: PrivateBus
+    let bluezooPID: pid_t
+    private let children: Mutex<[RigProcess]>
+
+    /// The two adapters bluezoo starts with: hci0 is the central, hci1 plays peripherals.
+    static let adapterAddresses = ["00:11:22:33:44:01", "C0:DE:00:00:00:02"]
+
+    static let venvPython = TestPaths.repositoryRoot.appendingPathComponent(".build-rig/venv/bin/python").path
+    static let rigDirectory = TestPaths.repositoryRoot.appendingPathComponent("Tests/Rig").path
+
+    /// Whether bluezoo can run here.
+    static var isAvailable: Bool {
+        PrivateBus.daemonPath != nil && FileManager.default.isExecutableFile(atPath: venvPython)
+    }
+
+    /// Why the bluezoo tests are disabled when they are.
+    static let unavailableReason: Comment = "the BlueZ rig is not set up: run Tests/Rig/setup.sh"
+
+    private init(bus: PrivateBus, bluezoo: RigProcess) {
+        self.bus = bus
+        self.bluezooPID = bluezoo.pid
+        self.children = Mutex([bluezoo])
+    }
+
+    /// Runs `body` with a fresh rig and always stops it afterwards.
+    static func with<T>(
+        poweredOn: Bool = true,
+        _ body: (BlueZRig) async throws -> T
+    ) async throws -> T {
+        let bus = try PrivateBus.start()
+        var bluezooArguments = [rigDirectory + "/bluezoo_rig.py", "--scan-interval", "1"]
+        if poweredOn { bluezooArguments.append("--auto-enable") }
+        for address in adapterAddresses { bluezooArguments += ["-a", address] }
+        let bluezoo: RigProcess
+        do {
+            bluezoo = try RigProcess.start(
+                venvPython, bluezooArguments, environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address],
+                log: bus.directory.file("rig.log"))
+        } catch {
+            bus.stop()
+            throw error
+        }
+        let rig = BlueZRig(bus: bus, bluezoo: bluezoo)
+        defer { rig.stop() }
+        try await rig.waitForName("org.bluez")
+        return try await body(rig)
+    }
+
+    /// Starts `Tests/Rig/peripheral.py`: an LE advertisement on `adapter`; killed with the rig.
+    ///
+    /// - Returns: The peripheral's pid.
+    @discardableResult
+    func startPeripheral(adapter: String = "hci1", name: String, serviceUUIDs: [String]) throws -> pid_t {
+        var arguments = [Self.rigDirectory + "/peripheral.py", "--adapter", adapter, "--name", name]
+        for uuid in serviceUUIDs { arguments += ["--service-uuid", uuid] }
+        let child = try RigProcess.start(
+            Self.venvPython, arguments, environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address],
+            log: bus.directory.file("rig.log"))
+        children.withLock { $0.append(child) }
+        return child.pid
+    }
+
+    /// Every pid the rig started: the bus, bluezoo, peripherals.
+    var pids: [pid_t] {
+        [bus.pid] + children.withLock { $0.map(\.pid) }
+    }
+
+    /// The log bluezoo and the peripherals wrote.
+    var log: String {
+        (try? String(contentsOfFile: bus.directory.file("rig.log"), encoding: .utf8)) ?? ""
+    }
+
+    /// Kills and reaps every child, then the bus.
+    func stop() {
+        let running = children.withLock { children in
+            defer { children.removeAll() }
+            return children
+        }
+        for child in running { child.stop() }
+        bus.stop()
+    }
+
+    /// Waits until `name` has an owner on the rig's bus, for at most 20 s (Python start-up on a loaded machine).
+    private func waitForName(_ name: String) async throws {
+        let connection = try await BusConnection.open(.address(bus.address))
+        defer { connection.close() }
+        let changes = try await connection.signals(
+            matching: DBusMatchRule(sender: "org.freedesktop.DBus", member: "NameOwnerChanged", arg0: name))
+        let hasOwner = try await connection.call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "NameHasOwner", arguments: [.string(name)], timeout: .seconds(5))
+        if hasOwner.first?.boolValue == true { return }
+        let appeared = try await withDeadline(.seconds(20)) {
+            for await change in changes where change.arguments.count == 3 {
+                if change.arguments[2].stringValue?.isEmpty == false { return true }
+            }
+            return false
+        }
+        guard appeared == true else {
+            throw RigError(description: "bluezoo did not take '\(name)' within 20 s; its log:\n\(log)")
+        }
+    }
+}
+
+/// Runs `body`, giving up after `limit`: a watchdog against a hung peer, not a way of waiting for something.
+///
+/// - Returns: `body`'s result, or `nil` when the limit passed first.
+func withDeadline<T: Sendable>(
+    _ limit: Duration, _ body: @escaping @Sendable () async throws -> T
+) async throws -> T? {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: limit)
+            return nil
+        }
+        let first = try await group.next() ?? nil
+        group.cancelAll()
+        return first
+    }
+}
