@@ -14,7 +14,8 @@ let package = Package(
         .executable(name: "nrfloader", targets: ["nrfloader"])
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2")
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
     ],
     targets: [
         .executableTarget(
@@ -24,6 +25,12 @@ let package = Package(
                 "HexConverter",
                 "Checksums",
                 "Catalog",
+                "FirmwareInput",
+                "DFUController",
+                "DFUTargetAdapter",
+                "DFUSimulator",
+                "DFUPackage",
+                "DFUSigning",
             ],
             swiftSettings: strictSwift6
         ),
@@ -40,7 +47,28 @@ let package = Package(
         .systemLibrary(name: "SystemCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "DFUPackage", dependencies: ["Checksums", "SystemZlib"], swiftSettings: strictSwift6),
         .target(name: "DFUController", dependencies: ["Checksums"], swiftSettings: strictSwift6),
-        .target(name: "DFUSimulator", dependencies: ["Checksums"], swiftSettings: strictSwift6),
+        .target(name: "DFUTargetAdapter", dependencies: ["DFUController"], swiftSettings: strictSwift6),
+        .target(
+            name: "DFUSigning",
+            dependencies: ["DFUPackage", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strictSwift6
+        ),
+        .target(
+            name: "FirmwareInput",
+            dependencies: ["Catalog", "DFUController", "DFUPackage", "HexConverter"],
+            swiftSettings: strictSwift6
+        ),
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        .target(
+            name: "BlueZTransport",
+            dependencies: ["CDBus", "DFUTargetAdapter", "DFUController"],
+            swiftSettings: strictSwift6
+        ),
+        .target(
+            name: "DFUSimulator",
+            dependencies: ["Checksums", "DFUController", "DFUTargetAdapter"],
+            swiftSettings: strictSwift6
+        ),
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSwift6),
         .testTarget(name: "DFUPackageTests", dependencies: ["DFUPackage", "TestSupport"], swiftSettings: strictSwift6),
         .testTarget(
@@ -59,6 +87,21 @@ let package = Package(
         .testTarget(
             name: "CatalogTests",
             dependencies: ["Catalog", "CatalogEmbedded", "HexConverter", "TestSupport"],
+            swiftSettings: strictSwift6
+        ),
+        .testTarget(
+            name: "DFUSigningTests",
+            dependencies: ["DFUSigning", "DFUPackage", "TestSupport"],
+            swiftSettings: strictSwift6
+        ),
+        .testTarget(
+            name: "BlueZTransportTests",
+            dependencies: ["BlueZTransport", "DFUTargetAdapter", "DFUController", "TestSupport"],
+            swiftSettings: strictSwift6
+        ),
+        .testTarget(
+            name: "DFUEngineTests",
+            dependencies: ["DFUTargetAdapter", "DFUController", "DFUSimulator", "DFUPackage", "TestSupport"],
             swiftSettings: strictSwift6
         ),
         .testTarget(

@@ -1,4 +1,6 @@
 import Catalog
+import DFUSigning
+import FirmwareInput
 import HexConverter
 
 /// Failures of the command-line shell itself: files it could not read or write.
@@ -17,6 +19,8 @@ enum CLIError: Error, CustomStringConvertible {
     case writeFailed(path: String, reason: String)
     /// The input holds no data where the command needs some.
     case emptyBinary(path: String)
+    /// A real Bluetooth device was asked for, and this build has no Bluetooth transport yet.
+    case bluetoothUnavailable(target: String)
 
     var description: String {
         switch self {
@@ -26,6 +30,8 @@ enum CLIError: Error, CustomStringConvertible {
         case .cannotCreateOutput(let path, let reason): "'\(path)': cannot create output: \(reason)"
         case .writeFailed(let path, let reason): "'\(path)': write failed: \(reason)"
         case .emptyBinary(let path): "'\(path)': binary input is empty"
+        case .bluetoothUnavailable(let target):
+            "'\(target)': this build cannot reach Bluetooth devices yet (the BlueZ transport is issue 5); use --target sim"
         }
     }
 
@@ -37,6 +43,7 @@ enum CLIError: Error, CustomStringConvertible {
             .writeFailed(_, let reason):
             reason
         case .emptyBinary: "binary input is empty"
+        case .bluetoothUnavailable: "no Bluetooth transport"
         }
     }
 
@@ -46,6 +53,7 @@ enum CLIError: Error, CustomStringConvertible {
         case .readFailed, .writeFailed: .ioError
         case .cannotCreateOutput: .cannotCreate
         case .emptyBinary: .dataError
+        case .bluetoothUnavailable: .unavailable
         }
     }
 }
@@ -56,7 +64,8 @@ extension ExitStatus {
         switch error {
         case let error as CLIError: self = error.exitStatus
         case CatalogError.unknownID: self = .noInput
-        case is HexConverterError, is CatalogError: self = .dataError
+        case let error as UploadFailure: self = error.exitStatus
+        case is HexConverterError, is CatalogError, is FirmwareInputError, is DFUSigningError: self = .dataError
         default: self = .software
         }
     }

@@ -14,9 +14,20 @@ enum Console {
         write(text + "\n", to: STDERR_FILENO)
     }
 
+    /// Writes `text` to standard error without a newline (progress redrawn in place).
+    static func noteInline(_ text: String) {
+        write(text, to: STDERR_FILENO)
+    }
+
     /// Prints a JSON document as one line on standard output.
     static func json(_ value: JSONValue) {
         result(value.text)
+    }
+
+    /// Whether `TERM` is `dumb`: no cursor movement, so progress is printed line by line.
+    static var isDumbTerminal: Bool {
+        guard let term = getenv("TERM") else { return false }
+        return String(cString: term) == "dumb"
     }
 
     /// Whether the descriptor is a terminal.

@@ -14,6 +14,8 @@ import Synchronization
 /// SIGINT sent right after start-up.
 enum Interrupts {
     private static let temporaryFiles = Mutex<Set<String>>([])
+    /// What the first interrupt does instead of exiting (an upload cancels its task so the device is told to abort).
+    private static let firstInterrupt = Mutex<(@Sendable () -> Void)?>(nil)
     /// The self-pipe: a plain tuple of descriptors, safe to read from the signal handler once initialised.
     private static let pipeDescriptors: (read: Int32, write: Int32) = {
         var descriptors: [Int32] = [-1, -1]
@@ -37,9 +39,24 @@ enum Interrupts {
         Thread.detachNewThread {
             var byte: UInt8 = 0
             while read(descriptors.read, &byte, 1) < 0 && errno == EINTR {}
+            if let handler = firstInterrupt.withLock({ handler in
+                defer { handler = nil }
+                return handler
+            }) {
+                handler()
+                // A second interrupt exits at once.
+                while read(descriptors.read, &byte, 1) < 0 && errno == EINTR {}
+            }
             removeTemporaryFiles()
             _exit(ExitStatus.interrupted.rawValue)
         }
+    }
+
+    /// Makes the first SIGINT or SIGTERM call `handler` instead of exiting; a second one exits with 130.
+    ///
+    /// - Parameter handler: Starts a clean shutdown (the command then exits with 130 itself).
+    static func onFirstInterrupt(_ handler: @escaping @Sendable () -> Void) {
+        firstInterrupt.withLock { $0 = handler }
     }
 
     static func register(temporaryFile path: String) {

@@ -18,6 +18,9 @@ public struct ProcessResult: Sendable {
     public var stderrText: String { String(decoding: stderr, as: UTF8.self) }
 }
 
+/// Serialises pipe creation and spawning across all tests of the process (see ``ProcessRunner/start(_:_:environment:)``).
+private let spawnLock = NSLock()
+
 /// Runs programs the way a shell would, for tests that check stdout, stderr and the exit status separately.
 ///
 /// Children are started with `posix_spawn` and an empty signal mask with default dispositions, so SIGINT and
@@ -122,11 +125,16 @@ public struct ProcessRunner: Sendable {
         _ arguments: [String],
         environment: [String: String] = [:]
     ) -> Running {
+        // Every pipe end is close-on-exec (the child gets its ends through dup2, which clears the flag), and
+        // creation plus spawn happen under one lock: otherwise a child spawned by a concurrent test inherits
+        // this child's pipe ends, and `wait()` never sees end-of-file.
+        spawnLock.lock()
+        defer { spawnLock.unlock() }
         var stdinPipe: [Int32] = [0, 0]
         var stdoutPipe: [Int32] = [0, 0]
         var stderrPipe: [Int32] = [0, 0]
         precondition(pipe(&stdinPipe) == 0 && pipe(&stdoutPipe) == 0 && pipe(&stderrPipe) == 0, "pipe failed")
-        for descriptor in [stdinPipe[1], stdoutPipe[0], stderrPipe[0]] {
+        for descriptor in stdinPipe + stdoutPipe + stderrPipe {
             _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         }
         var actions = posix_spawn_file_actions_t()

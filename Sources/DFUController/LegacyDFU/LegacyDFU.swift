@@ -158,9 +158,10 @@ struct LegacyDFU: Equatable, Sendable {
     {
         switch status {
         case .success:
-            guard !part.initPacket.isEmpty else { return .running(beginReceiving(at: now)) }
+            let initPacket = generation.usesExtendedInit ? part.initPacket : Self.bareCRC(of: part.initPacket)
+            guard !initPacket.isEmpty else { return .running(beginReceiving(at: now)) }
             step = .initializing(generation)
-            let writes = packets(of: part.initPacket[...], size: configuration.legacyPacketSize)
+            let writes = packets(of: initPacket[...], size: configuration.legacyPacketSize)
             let opcode = LegacyOpcode.initializeDFUParameters.rawValue
             if generation.usesExtendedInit {
                 return .running(
@@ -180,6 +181,24 @@ struct LegacyDFU: Equatable, Sendable {
         case .invalidState, .notSupported, .dataSizeExceedsLimit, .crcError, .operationFailed:
             return .failed(.rejected(.legacy(.startDFU, status)))
         }
+    }
+
+    /// The init packet an SDK ≤ 6 bootloader (no Version characteristic) takes: the image's CRC-16 alone, two bytes
+    /// in one write after `02` (dfu-protocols.md §1.7: iOS refuses anything else for such targets).
+    ///
+    /// A 2-byte packet is that CRC already; from an SDK 7+ packet (`dfu_init_packet_t`) the CRC is taken from
+    /// after the SoftDevice list (dfu_ver 0.5) or after the zero extension id (0.6). Any other layout carries no
+    /// CRC-16, and the optional init packet is left out.
+    static func bareCRC(of initPacket: [UInt8]) -> [UInt8] {
+        if initPacket.count == 2 { return initPacket }
+        guard initPacket.count >= 12 else { return [] }
+        let softDevices = Int(initPacket[8]) | Int(initPacket[9]) << 8
+        let crcOffset = 10 + 2 * softDevices
+        if initPacket.count == crcOffset + 2 { return Array(initPacket[crcOffset...]) }
+        if initPacket.count == crcOffset + 6, initPacket[crcOffset..<(crcOffset + 4)].allSatisfy({ $0 == 0 }) {
+            return Array(initPacket[(crcOffset + 4)...])
+        }
+        return []
     }
 
     private mutating func beginReceiving(at now: Duration) -> [DFUAction] {

@@ -35,9 +35,14 @@ public struct DFUConfiguration: Sendable, Equatable {
 
     /// Which data objects wait ``objectPreparationDelay``.
     ///
-    /// Default ``PreparationScope/firstObjectOfConnection``, as iOS does: waiting before every object halves
-    /// throughput (Android-nRF-Connect#133), and later objects were measured to need ~37 ms (Android issue #208).
-    public var objectPreparationScope: PreparationScope = .firstObjectOfConnection
+    /// Default ``PreparationScope/automatic``: the first object of each connection, and every object when packets are
+    /// shorter than 244 bytes. SDK 15–17 bootloaders answer Create before the page erase ends and park incoming
+    /// packets in a pool of `MAX_DFU_BUFFERS = page / (max MTU − 3) + 1` buffers (17 at MTU 247) until flash is free
+    /// (`nrf_dfu_ble.c`); packets beyond the pool are dropped. Full-size packets fit a whole 4 KiB object into the
+    /// pool, so only the first object needs the pause (iOS's choice; waiting before every object halves throughput,
+    /// Android-nRF-Connect#133). Shorter packets (MTU 23 links) overflow the pool during every erase, which the
+    /// simulated bootloader reproduces, so every object waits.
+    public var objectPreparationScope: PreparationScope = .automatic
 
     /// How many times one object (command or data) is sent before a CRC mismatch is an error.
     ///
@@ -101,5 +106,21 @@ public struct DFUConfiguration: Sendable, Equatable {
         case firstObjectOfConnection
         /// Every data object.
         case everyObject
+        /// The first object of each connection with full-size packets (244 bytes or more), every object with
+        /// shorter ones.
+        case automatic
+
+        /// Whether the object numbered `objectsCreated` (1-based, per connection) waits, for packets of
+        /// `packetSize` bytes.
+        func applies(toObject objectsCreated: Int, packetSize: Int) -> Bool {
+            switch self {
+            case .firstObjectOfConnection: objectsCreated == 1
+            case .everyObject: true
+            case .automatic: objectsCreated == 1 || packetSize < Self.fullPacketSize
+            }
+        }
+
+        /// MTU 247 − 3: the packet size the SDK's buffer pool is sized for.
+        static let fullPacketSize = 244
     }
 }

@@ -176,7 +176,7 @@ struct SecureDFU: Equatable, Sendable {
         case (.creatingData(let cursor), .success):
             objectsCreated += 1
             let delay = configuration.objectPreparationDelay
-            let applies = configuration.objectPreparationScope == .everyObject || objectsCreated == 1
+            let applies = configuration.objectPreparationScope.applies(toObject: objectsCreated, packetSize: packetSize)
             guard applies, delay > .zero else { return .running(sendRun(cursor, at: now)) }
             step = .preparingData(cursor)
             return .running([.cancelTimer(.response), .startTimer(.objectPreparation, deadline: now + delay)])

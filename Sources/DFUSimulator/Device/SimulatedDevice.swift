@@ -324,7 +324,8 @@ public struct SimulatedDevice: Sendable {
 // MARK: - Internals
 
 extension SimulatedDevice {
-    private var availableRoles: Set<CharacteristicRole> {
+    /// The characteristics the device exposes in its current mode (its GATT database, as a central discovers it).
+    public var availableRoles: Set<CharacteristicRole> {
         switch mode {
         case .application(let application): application.roles
         case .secureBootloader: [.secureControlPoint, .securePacket]

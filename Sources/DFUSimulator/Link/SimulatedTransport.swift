@@ -1,0 +1,371 @@
+public import DFUController
+public import DFUTargetAdapter
+import Synchronization
+
+/// A ``GATTTransport`` to a ``SimulatedDevice`` over a modelled BLE link, in virtual time.
+///
+/// This is `nrfloader upload --target sim` and the test bench of the DFU engine: the adapter drives the real
+/// controller, the link model decides when each PDU arrives, and the simulated bootloader answers as Nordic's
+/// does. With `speed` set, virtual time is also paced against the wall clock (1 = real time), so progress and
+/// Ctrl-C behave as with a real device.
+public final class SimulatedTransport: GATTTransport {
+    public let clock: VirtualClock
+    private let simulation: Mutex<Simulation>
+    private let speed: Double?
+
+    /// How long the central waits for an ATT response before it gives up on the link (ATT's 30 s transaction
+    /// timeout, Core Specification Vol 3 Part F §3.3.3).
+    public static let attTransactionTimeout = Duration.seconds(30)
+
+    /// Creates a link to `device`.
+    ///
+    /// - Parameters:
+    ///   - device: The simulated device, advertising.
+    ///   - link: The radio link's timing.
+    ///   - speed: `nil` to run as fast as possible; otherwise wall-clock pacing (1 = real time, 10 = ten times
+    ///     faster).
+    public init(device: SimulatedDevice, link: LinkModel = LinkModel(), speed: Double? = nil) {
+        clock = VirtualClock()
+        simulation = Mutex(Simulation(device: device, link: link))
+        self.speed = speed
+    }
+
+    /// The device as it is now: its installed and activated images, its log.
+    public var device: SimulatedDevice { simulation.withLock { $0.device } }
+
+    /// Bytes of attribute value written without response so far, over all connections.
+    public var packetBytesWritten: Int { simulation.withLock { $0.packetBytesWritten } }
+
+    public func connect(_ request: ConnectionRequest, deadline: VirtualClock.Instant) async throws(GATTTransportError)
+        -> GATTConnection
+    {
+        try await run { (simulation) throws(GATTTransportError) in
+            try simulation.connect(request, deadline: deadline.offset)
+        }
+    }
+
+    public func enableNotifications(_ characteristic: DFUCharacteristic) async throws(GATTTransportError) {
+        try await run { (simulation) throws(GATTTransportError) in
+            try simulation.request(.enableNotifications(try Simulation.role(characteristic)))
+        }
+    }
+
+    public func write(_ characteristic: DFUCharacteristic, _ value: [UInt8]) async throws(GATTTransportError) {
+        try await run { (simulation) throws(GATTTransportError) in
+            try simulation.request(.write(try Simulation.role(characteristic), value))
+        }
+    }
+
+    public func writeWithoutResponse(_ characteristic: DFUCharacteristic, _ packets: [[UInt8]])
+        async throws(GATTTransportError)
+    {
+        try await run { (simulation) throws(GATTTransportError) in
+            let role = try Simulation.role(characteristic)
+            for packet in packets { try simulation.command(role, packet) }
+        }
+    }
+
+    public func read(_ characteristic: DFUCharacteristic) async throws(GATTTransportError) -> [UInt8] {
+        try await run { (simulation) throws(GATTTransportError) in
+            try simulation.request(.read(try Simulation.role(characteristic))) ?? []
+        }
+    }
+
+    public func disconnect() async {
+        simulation.withLock { $0.disconnect() }
+    }
+
+    public func nextEvent(until deadline: VirtualClock.Instant) async throws(GATTTransportError) -> GATTEvent? {
+        if Task.isCancelled { return nil }
+        return try await run { (simulation) throws(GATTTransportError) in simulation.nextEvent(until: deadline.offset) }
+    }
+
+    /// Runs one step of the simulation under the lock, moves the clock, and paces it against the wall clock.
+    @discardableResult
+    private func run<T: Sendable>(
+        _ body: @Sendable (inout Simulation) throws(GATTTransportError) -> T
+    ) async throws(GATTTransportError) -> T {
+        let (result, before, after) = simulation.withLock { simulation in
+            let before = simulation.now
+            let result = Result { () throws(GATTTransportError) in try body(&simulation) }
+            return (result, before, simulation.now)
+        }
+        clock.advance(to: after)
+        if let speed, speed > 0, after > before {
+            try? await Task.sleep(for: (after - before) / speed)
+        }
+        return try result.get()
+    }
+}
+
+/// The discrete-event simulation behind ``SimulatedTransport``: device inputs and central deliveries in time order.
+struct Simulation: Sendable {
+    enum Request: Sendable {
+        case enableNotifications(CharacteristicRole)
+        case write(CharacteristicRole, [UInt8])
+        case read(CharacteristicRole)
+    }
+
+    private enum DeviceInput: Sendable {
+        case request(Request)
+        case command(CharacteristicRole, [UInt8])
+    }
+
+    private enum Response: Sendable {
+        case done([UInt8]?)
+        case failed(GATTFailure)
+    }
+
+    private enum Delivery: Sendable {
+        case notification(CharacteristicRole, [UInt8])
+        case response(Response)
+        case linkDown(DisconnectReason)
+    }
+
+    private struct Timed<T: Sendable>: Sendable {
+        var time: Duration
+        var sequence: Int
+        var connection: Int
+        var item: T
+    }
+
+    private(set) var device: SimulatedDevice
+    let link: LinkModel
+    private(set) var now = Duration.zero
+    private(set) var packetBytesWritten = 0
+    private var scheduler: LinkScheduler?
+    private var connection = 0
+    private var mtu = 23
+    private var deviceInputs: [Timed<DeviceInput>] = []
+    private var deliveries: [Timed<Delivery>] = []
+    private var inbox: [GATTEvent] = []
+    private var response: Response?
+    private var sequence = 0
+
+    init(device: SimulatedDevice, link: LinkModel) {
+        self.device = device
+        self.link = link
+    }
+
+    static func role(_ characteristic: DFUCharacteristic) throws(GATTTransportError) -> CharacteristicRole {
+        guard let role = CharacteristicRole.allCases.first(where: { $0.uuid == characteristic.uuid }) else {
+            throw .failed("the simulator has no characteristic \(characteristic.uuid)")
+        }
+        return role
+    }
+
+    private static func characteristic(_ role: CharacteristicRole) -> DFUCharacteristic? {
+        DFUCharacteristic.allCases.first { $0.uuid == role.uuid }
+    }
+
+    // MARK: Central operations
+
+    mutating func connect(_ request: ConnectionRequest, deadline: Duration) throws(GATTTransportError) -> GATTConnection
+    {
+        if scheduler != nil { disconnect() }
+        inbox.removeAll()
+        func matches(_ advertisement: Advertisement?) -> Bool {
+            guard let advertisement else { return false }
+            let address = advertisement.address.description.uppercased()
+            return address == request.address.description.uppercased()
+                || address == request.alternativeAddress?.description.uppercased()
+                || (request.advertisedName != nil && advertisement.name == request.advertisedName)
+        }
+        guard run(until: deadline, stopWhen: { matches($0.device.advertisement) }) else {
+            throw .deviceNotFound("no device advertising as \(describe(request)) before the deadline")
+        }
+        let setupDone = now + link.connectionSetup
+        _ = run(until: setupDone, stopWhen: { _ in false })
+        guard let advertisement = device.advertisement, matches(advertisement) else {
+            throw .linkLost("\(describe(request)) stopped advertising while connecting")
+        }
+        connection += 1
+        var negotiated: Int?
+        for event in device.connect(mtu: link.mtu, at: now) {
+            if case .connected(let mtu) = event.output {
+                negotiated = mtu
+            } else {
+                handle(event)
+            }
+        }
+        guard let negotiated else { throw .failed("the simulated device refused the connection") }
+        mtu = negotiated
+        scheduler = LinkScheduler(model: link, origin: now)
+        let address: BluetoothAddress
+        do {
+            address = try BluetoothAddress(parsing: advertisement.address.description)
+        } catch {
+            throw .failed("the simulated device advertises an invalid address: \(error)")
+        }
+        let characteristics = Set(device.availableRoles.compactMap(Self.characteristic))
+        return GATTConnection(mtu: negotiated, characteristics: characteristics, address: address)
+    }
+
+    /// Sends an ATT request and waits for its response.
+    mutating func request(_ request: Request) throws(GATTTransportError) -> [UInt8]? {
+        guard var scheduler else { throw .linkLost("not connected") }
+        let valueLength: Int
+        switch request {
+        case .enableNotifications: valueLength = 2
+        case .write(_, let value):
+            guard value.count <= mtu - 3 else { throw .failed("value of \(value.count) bytes exceeds MTU \(mtu) − 3") }
+            valueLength = value.count
+        case .read: valueLength = 0
+        }
+        let arrival = scheduler.send(valueLength: valueLength, readyAt: now)
+        self.scheduler = scheduler
+        enqueue(.request(request), at: arrival)
+        response = nil
+        let connectionAtStart = connection
+        let answered = run(until: now + SimulatedTransport.attTransactionTimeout) {
+            $0.response != nil || $0.scheduler == nil || $0.connection != connectionAtStart
+        }
+        if let response {
+            self.response = nil
+            switch response {
+            case .done(let value): return value
+            case .failed(let failure): throw .rejected("ATT error from the device: \(failure)")
+            }
+        }
+        guard answered else {
+            disconnect(reason: "ATT transaction timed out")
+            throw .timedOut("no ATT response within \(SimulatedTransport.attTransactionTimeout)")
+        }
+        throw .linkLost("link lost during the request")
+    }
+
+    /// Queues an ATT write command.
+    mutating func command(_ role: CharacteristicRole, _ value: [UInt8]) throws(GATTTransportError) {
+        guard var scheduler else { throw .linkLost("not connected") }
+        guard value.count <= mtu - 3 else { throw .failed("value of \(value.count) bytes exceeds MTU \(mtu) − 3") }
+        let arrival = scheduler.send(valueLength: value.count, readyAt: now)
+        self.scheduler = scheduler
+        packetBytesWritten += value.count
+        enqueue(.command(role, value), at: arrival)
+    }
+
+    mutating func disconnect() {
+        disconnect(reason: "disconnected by the central")
+    }
+
+    mutating func nextEvent(until deadline: Duration) -> GATTEvent? {
+        if inbox.isEmpty { _ = run(until: deadline) { !$0.inbox.isEmpty } }
+        return inbox.isEmpty ? nil : inbox.removeFirst()
+    }
+
+    // MARK: The event loop
+
+    private mutating func disconnect(reason: String) {
+        guard scheduler != nil else { return }
+        for event in device.disconnect(at: now) { handle(event) }
+        linkDown(reason: reason)
+    }
+
+    private mutating func linkDown(reason: String) {
+        scheduler = nil
+        connection += 1
+        deviceInputs.removeAll()
+        deliveries.removeAll()
+        inbox.append(.disconnected(reason: reason))
+    }
+
+    private mutating func enqueue(_ input: DeviceInput, at time: Duration) {
+        sequence += 1
+        deviceInputs.append(Timed(time: time, sequence: sequence, connection: connection, item: input))
+    }
+
+    private mutating func deliver(_ delivery: Delivery, at time: Duration) {
+        sequence += 1
+        let timed = Timed(time: time, sequence: sequence, connection: connection, item: delivery)
+        let index = deliveries.firstIndex { ($0.time, $0.sequence) > (time, sequence) } ?? deliveries.count
+        deliveries.insert(timed, at: index)
+    }
+
+    /// Processes everything due, in time order, until `stopWhen` holds (returns true) or nothing is due before
+    /// `deadline` (returns false, with time at the deadline).
+    private mutating func run(until deadline: Duration, stopWhen: (Simulation) -> Bool) -> Bool {
+        var stepsAtThisTime = 0
+        var lastTime = now
+        while !stopWhen(self) {
+            // A livelock (the device due again and again at the same instant) is a simulator bug: stop loudly.
+            if now == lastTime {
+                stepsAtThisTime += 1
+                precondition(
+                    stepsAtThisTime < 100_000,
+                    "simulation livelock at \(now): device due at \(String(describing: device.nextEventTime)), "
+                        + "log \(device.log.suffix(5))")
+            } else {
+                lastTime = now
+                stepsAtThisTime = 0
+            }
+            let nextInput = deviceInputs.first?.time
+            let nextDelivery = deliveries.first?.time
+            let nextDevice = device.nextEventTime
+            let candidates = [nextInput, nextDelivery, nextDevice].compactMap { $0 }
+            guard let next = candidates.min(), next <= deadline else {
+                now = max(now, deadline)
+                return false
+            }
+            now = max(now, next)
+            if let nextDelivery, nextDelivery == next {
+                let delivery = deliveries.removeFirst()
+                guard delivery.connection == connection else { continue }
+                switch delivery.item {
+                case .notification(let role, let value):
+                    if let characteristic = Self.characteristic(role) {
+                        inbox.append(.notification(characteristic, value))
+                    }
+                case .response(let response):
+                    self.response = response
+                case .linkDown(let reason):
+                    linkDown(reason: "the device dropped the link (\(reason))")
+                }
+            } else if let nextInput, nextInput == next {
+                let input = deviceInputs.removeFirst()
+                guard input.connection == connection else { continue }
+                let events: [SimulatorEvent]
+                switch input.item {
+                case .request(.enableNotifications(let role)):
+                    events = device.enableNotifications(role: role, at: now)
+                case .request(.write(let role, let value)):
+                    events = device.write(role: role, bytes: value, withResponse: true, at: now)
+                case .request(.read(let role)):
+                    events = device.read(role: role, at: now)
+                case .command(let role, let value):
+                    events = device.write(role: role, bytes: value, withResponse: false, at: now)
+                }
+                for event in events { handle(event) }
+            } else {
+                for event in device.advance(to: now) { handle(event) }
+            }
+        }
+        return true
+    }
+
+    /// Turns a device output into what the central sees, when it sees it.
+    private mutating func handle(_ event: SimulatorEvent) {
+        guard let scheduler else { return }
+        switch event.output {
+        case .notification(let role, let value):
+            deliver(
+                .notification(role, value), at: scheduler.deliveryToCentral(readyAt: event.time, payload: value.count))
+        case .subscribed, .writeAcknowledged:
+            deliver(.response(.done(nil)), at: scheduler.deliveryToCentral(readyAt: event.time, payload: 1))
+        case .readValue(_, let value):
+            deliver(.response(.done(value)), at: scheduler.deliveryToCentral(readyAt: event.time, payload: value.count))
+        case .writeFailed(_, let failure), .readFailed(_, let failure):
+            deliver(.response(.failed(failure)), at: scheduler.deliveryToCentral(readyAt: event.time, payload: 5))
+        case .disconnected(let reason):
+            deliver(.linkDown(reason), at: event.time)
+        case .connected, .rebooted:
+            break
+        }
+    }
+
+    private func describe(_ request: ConnectionRequest) -> String {
+        var names = [request.address.description]
+        if let alternative = request.alternativeAddress { names.append(alternative.description) }
+        if let name = request.advertisedName { names.append("'\(name)'") }
+        return names.joined(separator: " or ")
+    }
+}

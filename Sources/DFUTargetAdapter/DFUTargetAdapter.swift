@@ -1,0 +1,205 @@
+public import DFUController
+
+/// The I/O shell around ``DFUController``: performs its actions on a ``GATTTransport``, feeds back what happened,
+/// and keeps its timers on the transport's clock.
+///
+/// It makes no protocol decision (style §23): every `if` about the update lives in the controller. One task runs
+/// ``run(onEvent:)``; cancelling that task (Ctrl-C in the CLI) is turned into the controller's `cancel(at:)`, whose
+/// Abort or Reset still goes out before ``run(onEvent:)`` returns, so the device stays recoverable.
+public struct DFUTargetAdapter<Transport: GATTTransport>: Sendable {
+    /// How an update ended.
+    public enum Outcome: Sendable, Equatable {
+        /// Every part was confirmed by the device.
+        case completed(DFUSummary)
+        /// The controller gave up; `transportError` is the last transport failure, when one led to the end.
+        case failed(DFUError, transportError: GATTTransportError?)
+    }
+
+    private let transport: Transport
+    private let controllerTemplate: DFUController
+
+    /// How often a waiting adapter looks at task cancellation; also the longest a Ctrl-C waits to be noticed.
+    public static var cancellationPollInterval: Duration { .milliseconds(100) }
+
+    /// Creates an adapter.
+    ///
+    /// - Parameters:
+    ///   - transport: The link to the device.
+    ///   - controller: The controller, not yet started.
+    public init(transport: Transport, controller: DFUController) {
+        self.transport = transport
+        self.controllerTemplate = controller
+    }
+
+    /// Runs the update to its end.
+    ///
+    /// - Parameter onEvent: Receives phases, progress and log lines as they happen.
+    /// - Returns: What the device confirmed, or why the update failed.
+    public func run(onEvent: (DFUSessionEvent) -> Void) async -> Outcome {
+        var controller = controllerTemplate
+        let clock = transport.clock
+        let start = clock.now
+        func now() -> Duration { start.duration(to: clock.now) }
+        var timers: [DFUTimer: Duration] = [:]
+        var meter = RateMeter()
+        var cancelled = false
+        var lastTransportError: GATTTransportError?
+        var pending = controller.start(at: now())
+
+        while true {
+            var completions: [Completion] = []
+            var actionIndex = 0
+            // After link loss the list's remaining GATT operations are skipped (the loss comes as an event next),
+            // but its timers, reports and final outcome still count.
+            var linkLost = false
+            actions: while actionIndex < pending.count {
+                let action = pending[actionIndex]
+                actionIndex += 1
+                if linkLost, action.isGATTOperation { continue }
+                switch action {
+                case .connect(let request):
+                    let deadline = start.advanced(by: timers[.connection] ?? now() + .seconds(30))
+                    do {
+                        let connection = try await transport.connect(request, deadline: deadline)
+                        completions.append(.connected(connection))
+                    } catch {
+                        lastTransportError = error
+                        completions.append(.failed(TransportFailure(operation: .connect, cause: error.description)))
+                        break actions
+                    }
+                case .enableNotifications(let characteristic):
+                    do {
+                        try await transport.enableNotifications(characteristic)
+                        completions.append(.written)
+                    } catch {
+                        lastTransportError = error
+                        if case .linkLost = error {
+                            linkLost = true
+                            continue actions
+                        }
+                        let failure = TransportFailure(
+                            operation: .enableNotifications(characteristic), cause: "\(error)")
+                        completions.append(.failed(failure))
+                        break actions
+                    }
+                case .write(let characteristic, let value):
+                    do {
+                        try await transport.write(characteristic, value)
+                        completions.append(.written)
+                    } catch {
+                        lastTransportError = error
+                        if case .linkLost = error {
+                            linkLost = true
+                            continue actions
+                        }
+                        completions.append(
+                            .failed(TransportFailure(operation: .write(characteristic), cause: "\(error)")))
+                        break actions
+                    }
+                case .writePackets(let characteristic, let packets):
+                    do {
+                        try await transport.writeWithoutResponse(characteristic, packets)
+                    } catch {
+                        lastTransportError = error
+                        if case .linkLost = error {
+                            linkLost = true
+                            continue actions
+                        }
+                        completions.append(
+                            .failed(TransportFailure(operation: .write(characteristic), cause: "\(error)")))
+                        break actions
+                    }
+                case .read(let characteristic):
+                    do {
+                        completions.append(.read(try await transport.read(characteristic)))
+                    } catch {
+                        lastTransportError = error
+                        if case .linkLost = error {
+                            linkLost = true
+                            continue actions
+                        }
+                        completions.append(
+                            .failed(TransportFailure(operation: .read(characteristic), cause: "\(error)")))
+                        break actions
+                    }
+                case .startTimer(let timer, let deadline):
+                    timers[timer] = deadline
+                case .cancelTimer(let timer):
+                    timers[timer] = nil
+                case .disconnect:
+                    await transport.disconnect()
+                case .progress(let progress):
+                    onEvent(meter.report(progress, at: now()))
+                case .log(let line):
+                    onEvent(.log(line))
+                case .finish(let summary):
+                    return .completed(summary)
+                case .fail(let error):
+                    await transport.disconnect()
+                    return .failed(error, transportError: lastTransportError)
+                }
+            }
+            pending = []
+            for completion in completions {
+                switch completion {
+                case .connected(let connection):
+                    pending += controller.connected(
+                        mtu: connection.mtu, characteristics: connection.characteristics, at: now())
+                case .written:
+                    pending += controller.writeCompleted(at: now())
+                case .read(let value):
+                    pending += controller.readCompleted(value, at: now())
+                case .failed(let failure):
+                    pending += controller.transportFailed(failure, at: now())
+                }
+            }
+            if !cancelled && Task.isCancelled {
+                cancelled = true
+                pending += controller.cancel(at: now())
+            }
+            guard pending.isEmpty else { continue }
+
+            // Nothing to do until the device speaks or a timer fires.
+            let nextTimer = timers.min { $0.value < $1.value }
+            var waitUntil = nextTimer?.value ?? now() + .seconds(3600)
+            if !cancelled { waitUntil = min(waitUntil, now() + Self.cancellationPollInterval) }
+            let event: GATTEvent?
+            do {
+                event = try await transport.nextEvent(until: start.advanced(by: waitUntil))
+            } catch {
+                lastTransportError = error
+                pending = controller.transportFailed(TransportFailure(operation: .link, cause: "\(error)"), at: now())
+                continue
+            }
+            switch event {
+            case .notification(let characteristic, let value):
+                pending = controller.receive(notification: value, from: characteristic, at: now())
+            case .disconnected(let reason):
+                lastTransportError = .linkLost(reason)
+                pending = controller.transportDisconnected(at: now())
+            case nil:
+                if let nextTimer, now() >= nextTimer.value {
+                    timers[nextTimer.key] = nil
+                    pending = controller.timerFired(nextTimer.key, at: now())
+                }
+            }
+        }
+    }
+
+    private enum Completion: Sendable {
+        case connected(GATTConnection)
+        case written
+        case read([UInt8])
+        case failed(TransportFailure)
+    }
+}
+
+extension DFUAction {
+    /// Whether the action talks to the device.
+    fileprivate var isGATTOperation: Bool {
+        switch self {
+        case .connect, .enableNotifications, .write, .writePackets, .read: true
+        case .startTimer, .cancelTimer, .disconnect, .progress, .log, .finish, .fail: false
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import ArgumentParser
+import Catalog
+import DFUController
+import DFUPackage
+import DFUSigning
+import FirmwareInput
+import Foundation
+
+/// Init packet fields for `.hex`, `.bin` and catalog inputs (packages bring their own).
+struct InitPacketOptions: ParsableArguments {
+    @Option(help: "The DFU protocol of generated init packets: secure (SDK 12+) or legacy (SDK 7-11).")
+    var dfu: ProtocolArgument?
+
+    @Option(name: .customLong("sd-req"), help: "SoftDevice firmware ids the image needs, e.g. 0x0101,0x0100.")
+    var softdeviceRequired: SoftDeviceList?
+
+    @Option(help: "Secure: the bootloader's hardware version (default: the catalog's, else 52).")
+    var hwVersion: UInt32?
+
+    @Option(help: "Secure: fw_version; legacy: application version (default: the catalog's, else 0xFFFFFFFF).")
+    var fwVersion: UInt32?
+
+    @Option(help: "Legacy: device type (default 0xFFFF, any).")
+    var devType: UInt16?
+
+    @Option(help: "Legacy: device revision (default 0xFFFF, any).")
+    var devRevision: UInt16?
+
+    @Option(help: "Sign generated Secure DFU init packets with this private key (PEM, as nrfutil keys generate).")
+    var key: String?
+
+    @Option(help: "Check every init packet's signature against this public key (PEM or Nordic's 64-byte form) first.")
+    var verifyKey: String?
+
+    /// The generation options, for `protocolFamily` when `--dfu` is not given.
+    func generationOptions(defaultProtocol: FirmwareInput.ProtocolFamily) throws -> FirmwareInput.GenerationOptions {
+        var options = FirmwareInput.GenerationOptions()
+        options.protocolFamily = dfu?.family ?? defaultProtocol
+        options.softdeviceRequired = softdeviceRequired?.ids
+        options.hardwareVersion = hwVersion
+        options.firmwareVersion = fwVersion
+        options.deviceType = devType
+        options.deviceRevision = devRevision
+        if let key {
+            let text = String(decoding: try InputFile(path: key).readAll(), as: UTF8.self)
+            options.signer = try InitPacketSigner(pem: text, file: key)
+        }
+        return options
+    }
+
+    /// Checks every part's signature with `--verify-key`, before anything is sent.
+    func verifySignatures(of input: FirmwareInput) throws {
+        guard let verifyKey else { return }
+        let verifier = try InitPacketVerifier(keyFile: try InputFile(path: verifyKey).readAll(), file: verifyKey)
+        for part in input.package.parts {
+            let check = try verifier.check(part, packageName: input.name)
+            guard check == .valid else {
+                throw FirmwareInputError.signature(
+                    input: input.name, part: part.datFile,
+                    problem: check == .unsigned
+                        ? "is missing (the package is unsigned)" : "does not verify with '\(verifyKey)'")
+            }
+        }
+    }
+}
+
+/// `--sd-req 0x0101,0x0100`: SoftDevice firmware ids, hex with `0x` or decimal.
+struct SoftDeviceList: ExpressibleByArgument {
+    let ids: [UInt16]
+
+    init?(argument: String) {
+        var ids: [UInt16] = []
+        for item in argument.split(separator: ",") {
+            guard let value = AddressArgument(argument: String(item)), value.value <= 0xFFFF else { return nil }
+            ids.append(UInt16(value.value))
+        }
+        guard !ids.isEmpty else { return nil }
+        self.ids = ids
+    }
+}
+
+/// `--dfu secure|legacy`.
+enum ProtocolArgument: String, ExpressibleByArgument, CaseIterable {
+    case secure
+    case legacy
+
+    var family: FirmwareInput.ProtocolFamily {
+        switch self {
+        case .secure: .secure
+        case .legacy: .legacy
+        }
+    }
+}
+
+/// The DFU engine's policy from the command line.
+struct EngineOptions: ParsableArguments {
+    @Option(help: "Packet receipt notification interval in packets, 0 for none (default 12 Secure, 10 legacy).")
+    var prn: UInt16?
+
+    @Option(help: "Attempts per object before a CRC mismatch is an error (default 3).")
+    var retries: Int?
+
+    @Option(help: "Seconds to wait for each response from the device (default 20).")
+    var timeout: Int?
+
+    @Flag(help: "Start every part from the beginning instead of resuming what the device already holds.")
+    var noResume = false
+
+    func validate() throws {
+        if let retries, retries < 1 { throw ValidationError("--retries must be at least 1") }
+        if let timeout, timeout < 1 { throw ValidationError("--timeout must be at least 1 second") }
+    }
+
+    var configuration: DFUConfiguration {
+        var configuration = DFUConfiguration()
+        if let prn {
+            configuration.packetReceiptNotificationInterval = prn
+            configuration.legacyPacketReceiptNotificationInterval = prn
+        }
+        if let retries { configuration.attemptsPerObject = retries }
+        if let timeout { configuration.responseTimeout = .seconds(timeout) }
+        configuration.isResumeEnabled = !noResume
+        return configuration
+    }
+}
