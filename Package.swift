@@ -69,6 +69,12 @@ let package = Package(
             dependencies: ["Checksums", "DFUController", "DFUTargetAdapter"],
             swiftSettings: strictSwift6
         ),
+        .executableTarget(
+            name: "dfu-benchmark",
+            dependencies: ["DFUController", "DFUTargetAdapter", "DFUSimulator", "DFUPackage"],
+            path: "Benchmarks/DFUThroughput",
+            swiftSettings: strictSwift6
+        ),
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSwift6),
         .testTarget(name: "DFUPackageTests", dependencies: ["DFUPackage", "TestSupport"], swiftSettings: strictSwift6),
         .testTarget(

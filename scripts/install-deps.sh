@@ -3,8 +3,8 @@
 # `--test` for everything the test suite and benchmarks use as well.
 set -euo pipefail
 
-runtime=(zlib1g-dev libssl-dev pkg-config)
-testing=(binutils srecord python3 time)
+runtime=(zlib1g-dev libssl-dev libdbus-1-dev pkg-config)
+testing=(binutils srecord python3 python3-venv time dbus)
 
 case "${1:---runtime}" in
     --runtime) packages=("${runtime[@]}") ;;

@@ -3,9 +3,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh --test
+# The BlueZ stand-in (bluezoo) and its pinned Python packages, in .build-rig/venv.
+sh Tests/Rig/setup.sh
 
 echo "== swift format lint" >&2
-swift format lint --strict --configuration .swift-format --recursive --parallel Package.swift Sources Tests
+swift format lint --strict --configuration .swift-format --recursive --parallel Package.swift Sources Tests Benchmarks
 
 echo "== module rules" >&2
 bash scripts/check-imports.sh

@@ -178,6 +178,12 @@ public struct DFUTargetAdapter<Transport: GATTTransport>: Sendable {
                 lastTransportError = .linkLost(reason)
                 pending = controller.transportDisconnected(at: now())
             case nil:
+                if cancelled, Task.isCancelled, now() < waitUntil {
+                    // The transport's waits end at once in a cancelled task. The Abort (or Reset) already went out;
+                    // waiting for its answer would spin until the response timer, so the update ends here.
+                    await transport.disconnect()
+                    return .failed(.cancelled, transportError: nil)
+                }
                 if let nextTimer, now() >= nextTimer.value {
                     timers[nextTimer.key] = nil
                     pending = controller.timerFired(nextTimer.key, at: now())

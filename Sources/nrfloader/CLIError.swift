@@ -64,6 +64,7 @@ extension ExitStatus {
         switch error {
         case let error as CLIError: self = error.exitStatus
         case CatalogError.unknownID: self = .noInput
+        case FirmwareInputError.missingOption: self = .usage
         case let error as UploadFailure: self = error.exitStatus
         case is HexConverterError, is CatalogError, is FirmwareInputError, is DFUSigningError: self = .dataError
         default: self = .software

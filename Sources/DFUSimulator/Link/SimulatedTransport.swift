@@ -36,6 +36,9 @@ public final class SimulatedTransport: GATTTransport {
     /// Bytes of attribute value written without response so far, over all connections.
     public var packetBytesWritten: Int { simulation.withLock { $0.packetBytesWritten } }
 
+    /// ATT requests (writes with response, CCCD writes, reads) sent so far: the round trips of the update.
+    public var requestCount: Int { simulation.withLock { $0.requestCount } }
+
     public func connect(_ request: ConnectionRequest, deadline: VirtualClock.Instant) async throws(GATTTransportError)
         -> GATTConnection
     {
@@ -75,9 +78,12 @@ public final class SimulatedTransport: GATTTransport {
         simulation.withLock { $0.disconnect() }
     }
 
+    /// Waits for the next event in virtual time.
+    ///
+    /// Virtual time cannot be interrupted, so a cancelled task still gets its event or its deadline; only the
+    /// wall-clock pacing stops, and the rest of the simulation runs at full speed.
     public func nextEvent(until deadline: VirtualClock.Instant) async throws(GATTTransportError) -> GATTEvent? {
-        if Task.isCancelled { return nil }
-        return try await run { (simulation) throws(GATTTransportError) in simulation.nextEvent(until: deadline.offset) }
+        try await run { (simulation) throws(GATTTransportError) in simulation.nextEvent(until: deadline.offset) }
     }
 
     /// Runs one step of the simulation under the lock, moves the clock, and paces it against the wall clock.
@@ -91,7 +97,7 @@ public final class SimulatedTransport: GATTTransport {
             return (result, before, simulation.now)
         }
         clock.advance(to: after)
-        if let speed, speed > 0, after > before {
+        if let speed, speed > 0, after > before, !Task.isCancelled {
             try? await Task.sleep(for: (after - before) / speed)
         }
         return try result.get()
@@ -133,6 +139,7 @@ struct Simulation: Sendable {
     let link: LinkModel
     private(set) var now = Duration.zero
     private(set) var packetBytesWritten = 0
+    private(set) var requestCount = 0
     private var scheduler: LinkScheduler?
     private var connection = 0
     private var mtu = 23
@@ -214,6 +221,7 @@ struct Simulation: Sendable {
         }
         let arrival = scheduler.send(valueLength: valueLength, readyAt: now)
         self.scheduler = scheduler
+        requestCount += 1
         enqueue(.request(request), at: arrival)
         response = nil
         let connectionAtStart = connection
@@ -257,7 +265,10 @@ struct Simulation: Sendable {
 
     private mutating func disconnect(reason: String) {
         guard scheduler != nil else { return }
-        for event in device.disconnect(at: now) { handle(event) }
+        // The device may have dropped the link already, with the news still in flight to the central.
+        if device.isConnected {
+            for event in device.disconnect(at: now) { handle(event) }
+        }
         linkDown(reason: reason)
     }
 
@@ -356,7 +367,10 @@ struct Simulation: Sendable {
         case .writeFailed(_, let failure), .readFailed(_, let failure):
             deliver(.response(.failed(failure)), at: scheduler.deliveryToCentral(readyAt: event.time, payload: 5))
         case .disconnected(let reason):
-            deliver(.linkDown(reason), at: event.time)
+            // What the device queued before it dropped the link still goes out first (its LL sends pending PDUs
+            // before LL_TERMINATE_IND), so link loss never overtakes an earlier notification.
+            let pending = deliveries.filter { $0.connection == connection }.map(\.time).max() ?? event.time
+            deliver(.linkDown(reason), at: max(event.time, pending))
         case .connected, .rebooted:
             break
         }
