@@ -1,4 +1,5 @@
 import Catalog
+import DFUPackage
 import DFUSigning
 import FirmwareInput
 import HexConverter
@@ -66,7 +67,8 @@ extension ExitStatus {
         case CatalogError.unknownID: self = .noInput
         case FirmwareInputError.missingOption: self = .usage
         case let error as UploadFailure: self = error.exitStatus
-        case is HexConverterError, is CatalogError, is FirmwareInputError, is DFUSigningError: self = .dataError
+        case is HexConverterError, is CatalogError, is FirmwareInputError, is DFUSigningError, is DFUPackageError:
+            self = .dataError
         default: self = .software
         }
     }

@@ -1,6 +1,9 @@
 import ArgumentParser
 import Catalog
 import Checksums
+import DFUPackage
+import DFUSigning
+import FirmwareInput
 import Foundation
 import HexConverter
 
@@ -8,8 +11,9 @@ import HexConverter
 struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Describe a catalog entry, an Intel HEX file or a binary image.",
+        abstract: "Describe a catalog entry, a DFU package (.zip), an Intel HEX file or a binary image.",
         discussion: """
+            For .zip: its parts, sizes, decoded init packet fields and signature (checked with --verify-key). \
             For .hex: its regions, start address, and the DFU image Nordic's tools would make of it (MBR and UICR \
             dropped, padded to 4 bytes). For .bin: size and SHA-256. For both, the vector table's initial stack \
             pointer and reset handler when the image looks like a Cortex-M application.
@@ -18,6 +22,9 @@ struct InfoCommand: ParsableCommand {
 
     @Argument(help: "A catalog id, or a .hex or .bin file ('-' for standard input).")
     var target: String
+
+    @Option(help: "For a .zip: check each init packet signature against this public key (PEM or Nordic's form).")
+    var verifyKey: String?
 
     @OptionGroup var catalogOptions: CatalogOptions
     @OptionGroup var outputOptions: OutputOptions
@@ -34,11 +41,26 @@ struct InfoCommand: ParsableCommand {
         }
         let input = try InputFile(path: target)
         let bytes = try input.readAll()
+        if bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) || target.lowercased().hasSuffix(".zip") {
+            let info = PackageInfo(
+                package: try DFUPackage(zip: bytes, name: input.displayName), verifier: try loadVerifier())
+            if outputOptions.json { Console.json(try info.json()) } else { Console.result(try info.text()) }
+            if let verifyKey, !(try info.signaturesVerify()) {
+                throw FirmwareInputError.signature(
+                    input: input.displayName, part: "init packet", problem: "does not verify with '\(verifyKey)'")
+            }
+            return
+        }
         if ImageFormat(path: target, contents: bytes) == .intelHex {
             try printHex(bytes, name: input.displayName)
         } else {
             printBinary(bytes, name: input.displayName)
         }
+    }
+
+    private func loadVerifier() throws -> InitPacketVerifier? {
+        guard let verifyKey else { return nil }
+        return try InitPacketVerifier(keyFile: try InputFile(path: verifyKey).readAll(), file: verifyKey)
     }
 
     private func print(entry: CatalogEntry) {

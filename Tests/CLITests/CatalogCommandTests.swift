@@ -154,3 +154,49 @@ import Testing
         )
     }
 }
+
+@Suite struct PackageInfoTests {
+    private static let packages = TestPaths.repositoryRoot.appendingPathComponent("Tests/Data/packages").path
+
+    @Test("info on a Secure package decodes its init packet and verifies its signature")
+    func securePackage() {
+        let result = nrfloader([
+            "info", "\(Self.packages)/nrfutil617-blinky-signed.zip", "--verify-key",
+            "\(Self.packages)/nrfutil-test-key.pub.pem",
+        ])
+        #expect(result.status == 0)
+        #expect(
+            result.stdoutText == """
+                file:         \(Self.packages)/nrfutil617-blinky-signed.zip
+                format:       Secure DFU (nrfutil package)
+                part:         application: blinky-pca10040.bin (604 bytes), blinky-pca10040.dat (140 bytes)
+                  fw_version: 1
+                  hw_version: 52
+                  sd_req:     0x0101
+                  type:       APPLICATION
+                  sizes:      sd 0, bl 0, app 604
+                  hash:       SHA256 e6cf7ed99e54373e79ca075d73d7ba486d38b44acb56d1393d1e53c219fa52b5
+                  is_debug:   false
+                  signature:  valid
+
+                """)
+    }
+
+    @Test("a signature that does not verify with --verify-key exits 65 after the description")
+    func wrongKey() {
+        let key = TestPaths.repositoryRoot.appendingPathComponent("Tests/Data/keys/test-public-key.pem").path
+        let result = nrfloader(["info", "\(Self.packages)/nrfutil617-blinky-signed.zip", "--verify-key", key, "--json"])
+        #expect(result.status == 65)
+        #expect(result.stdoutText.contains(#""signature":"invalid""#))
+        #expect(result.stderrText.hasPrefix("Error: "))
+    }
+
+    @Test("info on a legacy package shows its init packet fields")
+    func legacyPackage() {
+        let result = nrfloader(["info", "\(Self.packages)/adafruit-blinky-dfu05.zip"])
+        #expect(result.status == 0)
+        #expect(result.stdoutText.contains("format:                legacy DFU (dfu_version 0.5)\n"))
+        #expect(result.stdoutText.contains("  validation:          CRC-16 0xDEAD\n"))
+        #expect(result.stdoutText.contains("  signature:           unsigned\n"))
+    }
+}
