@@ -107,7 +107,10 @@ let package = Package(
         ),
         .testTarget(
             name: "DFUEngineTests",
-            dependencies: ["DFUTargetAdapter", "DFUController", "DFUSimulator", "DFUPackage", "TestSupport"],
+            dependencies: [
+                "DFUTargetAdapter", "DFUController", "DFUSimulator", "DFUPackage", "DFUSigning", "FirmwareInput",
+                "TestSupport",
+            ],
             swiftSettings: strictSwift6
         ),
         .testTarget(

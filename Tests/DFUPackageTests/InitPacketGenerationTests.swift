@@ -1,4 +1,5 @@
 import Checksums
+import TestSupport
 import Testing
 
 @testable import DFUPackage

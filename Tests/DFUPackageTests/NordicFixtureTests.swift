@@ -1,5 +1,6 @@
 import Checksums
 import Foundation
+import TestSupport
 import Testing
 
 @testable import DFUPackage
@@ -9,33 +10,6 @@ import Testing
 /// The folder is `<repo>/../shared/fixtures/nordic-sdk`, or `$NRFLOADER_FIXTURES`. Expectations are copied from
 /// that folder's README.md, which lists each package's decoded fields; provenance (SDK mirror, commit, blob) is
 /// recorded there. Every test here is skipped when the folder is absent.
-enum NordicFixtures {
-    static let folder: URL = {
-        if let override = ProcessInfo.processInfo.environment["NRFLOADER_FIXTURES"] {
-            return URL(fileURLWithPath: override)
-        }
-        return URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent()  // DFUPackageTests
-            .deletingLastPathComponent()  // Tests
-            .deletingLastPathComponent()  // repository root
-            .deletingLastPathComponent()
-            .appendingPathComponent("shared/fixtures/nordic-sdk")
-    }()
-
-    static var isAvailable: Bool {
-        FileManager.default.fileExists(atPath: folder.appendingPathComponent("README.md").path)
-    }
-
-    static func bytes(_ relativePath: String) throws -> [UInt8] {
-        Array(try Data(contentsOf: folder.appendingPathComponent(relativePath)))
-    }
-
-    /// Every `.zip` below the folder, as paths relative to it.
-    static func allZips() -> [String] {
-        guard let enumerator = FileManager.default.enumerator(atPath: folder.path) else { return [] }
-        return enumerator.compactMap { $0 as? String }.filter { $0.hasSuffix(".zip") }.sorted()
-    }
-}
 
 /// What the fixtures README says about one package (all are signed, hw_version 52, is_debug true).
 struct FixtureExpectation: Sendable, CustomTestStringConvertible {

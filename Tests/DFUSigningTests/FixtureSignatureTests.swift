@@ -2,18 +2,19 @@ import Checksums
 import DFUPackage
 import DFUSigning
 import Foundation
+import TestSupport
 import Testing
 
-@Suite(.enabled(if: SigningFixtures.isAvailable, "needs shared/fixtures/nordic-sdk or $NRFLOADER_FIXTURES"))
+@Suite(.enabled(if: NordicFixtures.isAvailable, "needs shared/fixtures/nordic-sdk or $NRFLOADER_FIXTURES"))
 struct FixtureSignatureTests {
     @Test(
-        "every real package's signature verifies with its SDK release's debug key", arguments: SigningFixtures.allZips()
+        "every real package's signature verifies with its SDK release's debug key", arguments: NordicFixtures.allZips()
     )
     func verifiesWithDebugKey(path: String) throws {
-        let key = try #require(try SigningFixtures.debugKey(for: path), "no debug key for \(path)")
+        let key = try #require(try NordicFixtures.debugKey(for: path), "no debug key for \(path)")
         #expect(key.signsFixturesHere.contains(path))
         let verifier = try InitPacketVerifier(nordicPublicKey: bytes(hex: key.pkAsStoredHex), file: "sdk-\(key.sdk)")
-        let package = try DFUPackage(zip: try SigningFixtures.bytes(path), name: path)
+        let package = try DFUPackage(zip: try NordicFixtures.bytes(path), name: path)
         #expect(!package.parts.isEmpty)
         for part in package.parts {
             #expect(try verifier.check(part, packageName: package.name) == .valid)
@@ -21,12 +22,12 @@ struct FixtureSignatureTests {
     }
 
     @Test(
-        "a debug key from another SDK release finds every real signature invalid", arguments: SigningFixtures.allZips())
+        "a debug key from another SDK release finds every real signature invalid", arguments: NordicFixtures.allZips())
     func rejectsOtherRelease(path: String) throws {
-        let own = try #require(try SigningFixtures.debugKey(for: path))
-        for key in try SigningFixtures.debugKeys() where key.pkAsStoredHex != own.pkAsStoredHex {
+        let own = try #require(try NordicFixtures.debugKey(for: path))
+        for key in try NordicFixtures.debugKeys() where key.pkAsStoredHex != own.pkAsStoredHex {
             let verifier = try InitPacketVerifier(nordicPublicKey: bytes(hex: key.pkAsStoredHex), file: key.sdk)
-            let package = try DFUPackage(zip: try SigningFixtures.bytes(path), name: path)
+            let package = try DFUPackage(zip: try NordicFixtures.bytes(path), name: path)
             for part in package.parts {
                 #expect(try verifier.check(part, packageName: path) == .invalid)
             }
@@ -35,7 +36,7 @@ struct FixtureSignatureTests {
 
     @Test("the C-array, big-endian and SEC1 forms of every debug key are the same point")
     func keyFormsAgree() throws {
-        for key in try SigningFixtures.debugKeys() {
+        for key in try NordicFixtures.debugKeys() {
             let stored = bytes(hex: key.pkAsStoredHex)
             let x = bytes(hex: key.xBigEndianHex)
             let y = bytes(hex: key.yBigEndianHex)
@@ -55,9 +56,9 @@ struct FixtureSignatureTests {
 
     @Test("flipping any one bit of the signed InitCommand or of the signature makes it invalid")
     func flippedBits() throws {
-        let key = try #require(try SigningFixtures.debugKey(for: Self.sample))
+        let key = try #require(try NordicFixtures.debugKey(for: Self.sample))
         let verifier = try InitPacketVerifier(nordicPublicKey: bytes(hex: key.pkAsStoredHex), file: key.sdk)
-        let package = try DFUPackage(zip: try SigningFixtures.bytes(Self.sample), name: Self.sample)
+        let package = try DFUPackage(zip: try NordicFixtures.bytes(Self.sample), name: Self.sample)
         let signed = try #require(package.parts.first?.signedMessage)
         #expect(try verifier.check(signed, file: "x.dat") == .valid)
         for index in signed.message.indices {
@@ -76,10 +77,10 @@ struct FixtureSignatureTests {
 
     @Test("a .dat whose firmware hash was altered still decodes, and its signature no longer verifies")
     func alteredDat() throws {
-        let key = try #require(try SigningFixtures.debugKey(for: Self.sample))
+        let key = try #require(try NordicFixtures.debugKey(for: Self.sample))
         let verifier = try InitPacketVerifier(nordicPublicKey: bytes(hex: key.pkAsStoredHex), file: key.sdk)
         let part = try #require(
-            try DFUPackage(zip: try SigningFixtures.bytes(Self.sample), name: Self.sample).parts.first)
+            try DFUPackage(zip: try NordicFixtures.bytes(Self.sample), name: Self.sample).parts.first)
         let hash = Array(SHA256.hash(part.firmware).reversed())
         let range = try #require(part.initPacketBytes.firstRange(of: hash))
         var dat = part.initPacketBytes

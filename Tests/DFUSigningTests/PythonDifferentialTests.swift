@@ -1,6 +1,7 @@
 import DFUPackage
 import DFUSigning
 import Foundation
+import TestSupport
 import Testing
 
 /// Checks our signer and verifier against Python's `cryptography` (OpenSSL underneath), an implementation we did

@@ -1,41 +1,40 @@
-import Foundation
-import TestSupport
+public import Foundation
 
 /// The real nRF5 SDK packages and debug public keys in `shared/fixtures/nordic-sdk`, outside the repository.
 ///
-/// The folder is `<repo>/../shared/fixtures/nordic-sdk`, or `$NRFLOADER_FIXTURES`, as for `DFUPackageTests`'
-/// `NordicFixtures`; tests that need it are skipped when it is absent. `debug_public_keys.json` records each SDK
+/// The folder is `<repo>/../shared/fixtures/nordic-sdk`, or `$NRFLOADER_FIXTURES`; tests that need it are skipped
+/// when it is absent (the files stay outside the repository: their licence notice is in that folder's README). `debug_public_keys.json` records each SDK
 /// release's `dfu_public_key.c` (repository, commit, blob) and the three forms of its key.
-enum SigningFixtures {
-    static let folder: URL = {
+public enum NordicFixtures {
+    public static let folder: URL = {
         if let override = ProcessInfo.processInfo.environment["NRFLOADER_FIXTURES"] {
             return URL(fileURLWithPath: override)
         }
         return TestPaths.repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures/nordic-sdk")
     }()
 
-    static var isAvailable: Bool {
+    public static var isAvailable: Bool {
         FileManager.default.fileExists(atPath: folder.appendingPathComponent("debug_public_keys.json").path)
     }
 
-    static func bytes(_ relativePath: String) throws -> [UInt8] {
+    public static func bytes(_ relativePath: String) throws -> [UInt8] {
         Array(try Data(contentsOf: folder.appendingPathComponent(relativePath)))
     }
 
     /// Every `.zip` below the folder, as paths relative to it.
-    static func allZips() -> [String] {
+    public static func allZips() -> [String] {
         guard let enumerator = FileManager.default.enumerator(atPath: folder.path) else { return [] }
         return enumerator.compactMap { $0 as? String }.filter { $0.hasSuffix(".zip") }.sorted()
     }
 
     /// One SDK release's debug key, as `debug_public_keys.json` lists it.
-    struct DebugKey: Decodable {
-        var sdk: String
-        var pkAsStoredHex: String
-        var xBigEndianHex: String
-        var yBigEndianHex: String
-        var sec1UncompressedHex: String
-        var signsFixturesHere: [String]
+    public struct DebugKey: Decodable {
+        public var sdk: String
+        public var pkAsStoredHex: String
+        public var xBigEndianHex: String
+        public var yBigEndianHex: String
+        public var sec1UncompressedHex: String
+        public var signsFixturesHere: [String]
 
         enum CodingKeys: String, CodingKey {
             case sdk
@@ -47,20 +46,23 @@ enum SigningFixtures {
         }
     }
 
-    static func debugKeys() throws -> [DebugKey] {
+    public static func debugKeys() throws -> [DebugKey] {
         struct File: Decodable { var keys: [DebugKey] }
         return try JSONDecoder().decode(File.self, from: Data(try bytes("debug_public_keys.json"))).keys
     }
 
     /// The debug key of the SDK release a fixture path starts with (`sdk-15.0.0/…` → 15.0.0).
-    static func debugKey(for path: String) throws -> DebugKey? {
+    public static func debugKey(for path: String) throws -> DebugKey? {
         let release = path.split(separator: "/").first.map { String($0.dropFirst("sdk-".count)) }
         return try debugKeys().first { $0.sdk == release }
     }
 }
 
 /// Decodes hex text (no separators) to bytes; traps on odd length or a bad digit, which only a broken test has.
-func bytes(hex: String) -> [UInt8] {
+///
+/// - Parameter hex: The hex digits.
+/// - Returns: The bytes.
+public func bytes(hex: String) -> [UInt8] {
     let digits = Array(hex.utf8)
     precondition(digits.count % 2 == 0, "odd-length hex '\(hex)'")
     return stride(from: 0, to: digits.count, by: 2).map { index in

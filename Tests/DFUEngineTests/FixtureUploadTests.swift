@@ -1,0 +1,73 @@
+import DFUController
+import DFUPackage
+import DFUSigning
+import DFUSimulator
+import FirmwareInput
+import TestSupport
+import Testing
+
+/// The simulated bootloader's signature check, done with the project's own verifier (swift-crypto).
+struct CryptoSignatureVerifier: SignatureVerifier {
+    func isValidSignature(_ signature: [UInt8], of message: [UInt8], publicKey: [UInt8]) -> Bool {
+        guard let verifier = try? InitPacketVerifier(nordicPublicKey: publicKey, file: "bootloader key") else {
+            return false
+        }
+        let signed = SignedMessage(
+            message: message, signatureType: .ecdsaP256SHA256,
+            signature: SignedMessage.swappingHalvesByteOrder(signature))
+        return (try? verifier.check(signed, file: "init packet")) == .valid
+    }
+}
+
+/// A debug build of the SDK's Secure bootloader with `key` compiled in, and the SoftDevice `package` requires.
+func keyedBootloader(for input: FirmwareInput, key: [UInt8]) -> SimulatedDevice {
+    var options = SecureBootloaderOptions()
+    options.isDebugBuild = true
+    options.signature = .verified(publicKey: key, verifier: CryptoSignatureVerifier(), requiresSignedApplication: true)
+    for part in input.package.parts {
+        guard case .secure(let packet) = part.initPacket, let command = packet.command.initCommand else { continue }
+        options.softDeviceFWID = command.sdReq.first
+        options.hardwareVersion = command.hwVersion ?? 52
+    }
+    return SimulatedDevice(configuration: SimulatorConfiguration(bootloader: .secure(options)))
+}
+
+/// The BLE application packages among the SDK fixtures.
+let applicationFixtures: [String] =
+    NordicFixtures.isAvailable
+    ? NordicFixtures.allZips().filter { $0.contains("/ble") && ($0.contains("app") || $0.contains("hrs")) }
+    : []
+
+@Suite(.enabled(if: NordicFixtures.isAvailable, "needs shared/fixtures/nordic-sdk or $NRFLOADER_FIXTURES"))
+struct FixtureUploadTests {
+    @Test("a real SDK package uploads to a bootloader holding that SDK's debug key", arguments: applicationFixtures)
+    func uploadsWithDebugKey(path: String) async throws {
+        let key = try #require(try NordicFixtures.debugKey(for: path))
+        let input = try FirmwareInput(zip: try NordicFixtures.bytes(path), name: path)
+        let device = keyedBootloader(for: input, key: bytes(hex: key.pkAsStoredHex))
+        let (outcome, _, transport) = try await upload(input.firmware.parts, to: device)
+        guard case .completed(let summary) = outcome else {
+            Issue.record("\(outcome)")
+            return
+        }
+        let image = try #require(input.package.parts.last).firmware
+        #expect(summary.parts.last?.bytesConfirmed == image.count)
+        #expect(summary.parts.last?.crc32 == CRC32Reference.checksum(image))
+        #expect(transport.device.activatedImage(.application) == image)
+        #expect(transport.device.violations.isEmpty)
+    }
+
+    @Test("a bootloader holding another key rejects the package and activates nothing")
+    func rejectsOtherKey() async throws {
+        let path = try #require(applicationFixtures.first { $0.hasPrefix("sdk-17") })
+        let other = try #require(try NordicFixtures.debugKeys().first { $0.sdk != "17.0.2" && $0.pkAsStoredHex != "" })
+        let input = try FirmwareInput(zip: try NordicFixtures.bytes(path), name: path)
+        let device = keyedBootloader(for: input, key: bytes(hex: other.pkAsStoredHex))
+        let (outcome, _, transport) = try await upload(input.firmware.parts, to: device)
+        guard case .failed(.rejected(.secure(.execute, _, _)), _) = outcome else {
+            Issue.record("expected Execute to be rejected, got \(outcome)")
+            return
+        }
+        #expect(transport.device.activatedImage(.application) == nil)
+    }
+}
