@@ -1,6 +1,6 @@
 import ArgumentParser
 import Catalog
-import Foundation
+import FoundationEssentials
 
 /// `--catalog` and `--catalog-replace`: the embedded catalog plus a user's own.
 struct CatalogOptions: ParsableArguments {

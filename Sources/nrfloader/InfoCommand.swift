@@ -4,7 +4,7 @@ import Checksums
 import DFUPackage
 import DFUSigning
 import FirmwareInput
-import Foundation
+import FoundationEssentials
 import HexConverter
 
 /// `nrfloader info`: everything about a catalog entry, an Intel HEX file or a binary image.

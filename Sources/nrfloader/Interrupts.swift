@@ -1,4 +1,3 @@
-import Foundation
 import Synchronization
 
 #if canImport(Glibc)
@@ -36,20 +35,32 @@ enum Interrupts {
                 _ = write(Interrupts.pipeDescriptors.write, &byte, 1)
             }
         }
-        Thread.detachNewThread {
-            var byte: UInt8 = 0
-            while read(descriptors.read, &byte, 1) < 0 && errno == EINTR {}
-            if let handler = firstInterrupt.withLock({ handler in
-                defer { handler = nil }
-                return handler
-            }) {
-                handler()
-                // A second interrupt exits at once.
-                while read(descriptors.read, &byte, 1) < 0 && errno == EINTR {}
-            }
-            removeTemporaryFiles()
-            _exit(ExitStatus.interrupted.rawValue)
+        // A plain pthread rather than Foundation's Thread: Foundation would pull ICU into the static executable.
+        var thread = pthread_t()
+        let created = pthread_create(
+            &thread, nil,
+            { _ in
+                Interrupts.waitForSignals()
+                return nil
+            }, nil)
+        if created == 0 { pthread_detach(thread) }
+    }
+
+    /// The watcher thread: waits for the first signal, runs the handler or exits, then waits for a second one.
+    private static func waitForSignals() {
+        let descriptor = pipeDescriptors.read
+        var byte: UInt8 = 0
+        while read(descriptor, &byte, 1) < 0 && errno == EINTR {}
+        if let handler = firstInterrupt.withLock({ handler in
+            defer { handler = nil }
+            return handler
+        }) {
+            handler()
+            // A second interrupt exits at once.
+            while read(descriptor, &byte, 1) < 0 && errno == EINTR {}
         }
+        removeTemporaryFiles()
+        _exit(ExitStatus.interrupted.rawValue)
     }
 
     /// Makes the first SIGINT or SIGTERM call `handler` instead of exiting; a second one exits with 130.

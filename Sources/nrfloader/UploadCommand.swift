@@ -4,7 +4,7 @@ import DFUController
 import DFUSimulator
 import DFUTargetAdapter
 import FirmwareInput
-import Foundation
+import FoundationEssentials
 
 /// `nrfloader upload`: a complete DFU of a package, image or catalog entry.
 struct UploadCommand: AsyncParsableCommand {

@@ -4,7 +4,7 @@ import DFUController
 import DFUPackage
 import DFUSigning
 import FirmwareInput
-import Foundation
+import FoundationEssentials
 
 /// Init packet fields for `.hex`, `.bin` and catalog inputs (packages bring their own).
 struct InitPacketOptions: ParsableArguments {

@@ -86,7 +86,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let copy = directory.file("nrfloader")
-        try FileManager.default.copyItem(atPath: TestPaths.nrfloader, toPath: copy)
+        try ProcessRunner.copyExecutable(TestPaths.nrfloader, to: copy)
         let listed = ProcessRunner().run(copy, ["list"])
         #expect(listed.status == 0)
         #expect(listed.stdoutText.contains("selftest-pca10040"))

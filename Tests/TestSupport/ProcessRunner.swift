@@ -172,6 +172,19 @@ public struct ProcessRunner: Sendable {
         return Running(pid: pid, stdinWriter: stdinPipe[1], stdoutReader: stdoutPipe[0], stderrReader: stderrPipe[0])
     }
 
+    /// Copies an executable, holding the spawn lock so that no child spawned meanwhile inherits the open copy
+    /// (which would make running the copy fail with ETXTBSY, "text file busy").
+    ///
+    /// - Parameters:
+    ///   - source: The executable's path.
+    ///   - destination: The copy's path.
+    /// - Throws: The file system's error.
+    public static func copyExecutable(_ source: String, to destination: String) throws {
+        spawnLock.lock()
+        defer { spawnLock.unlock() }
+        try FileManager.default.copyItem(atPath: source, toPath: destination)
+    }
+
     /// Runs `executable` to the end with `input` on its standard input.
     ///
     /// - Parameters:
