@@ -57,69 +57,20 @@ public struct DFUTargetAdapter<Transport: GATTTransport>: Sendable {
                 actionIndex += 1
                 if linkLost, action.isGATTOperation { continue }
                 switch action {
-                case .connect(let request):
-                    let deadline = start.advanced(by: timers[.connection] ?? now() + .seconds(30))
+                case .connect, .enableNotifications, .write, .writePackets, .read:
+                    let connectionDeadline = start.advanced(by: timers[.connection] ?? now() + .seconds(30))
                     do {
-                        let connection = try await transport.connect(request, deadline: deadline)
-                        completions.append(.connected(connection))
-                    } catch {
-                        lastTransportError = error
-                        completions.append(.failed(TransportFailure(operation: .connect, cause: error.description)))
-                        break actions
-                    }
-                case .enableNotifications(let characteristic):
-                    do {
-                        try await transport.enableNotifications(characteristic)
-                        completions.append(.written)
-                    } catch {
-                        lastTransportError = error
-                        if case .linkLost = error {
-                            linkLost = true
-                            continue actions
+                        if let completion = try await perform(action, connectionDeadline: connectionDeadline) {
+                            completions.append(completion)
                         }
-                        let failure = TransportFailure(
-                            operation: .enableNotifications(characteristic), cause: "\(error)")
-                        completions.append(.failed(failure))
-                        break actions
-                    }
-                case .write(let characteristic, let value):
-                    do {
-                        try await transport.write(characteristic, value)
-                        completions.append(.written)
                     } catch {
                         lastTransportError = error
-                        if case .linkLost = error {
+                        if case .linkLost = error, action.transportOperation != .connect {
                             linkLost = true
                             continue actions
                         }
                         completions.append(
-                            .failed(TransportFailure(operation: .write(characteristic), cause: "\(error)")))
-                        break actions
-                    }
-                case .writePackets(let characteristic, let packets):
-                    do {
-                        try await transport.writeWithoutResponse(characteristic, packets)
-                    } catch {
-                        lastTransportError = error
-                        if case .linkLost = error {
-                            linkLost = true
-                            continue actions
-                        }
-                        completions.append(
-                            .failed(TransportFailure(operation: .write(characteristic), cause: "\(error)")))
-                        break actions
-                    }
-                case .read(let characteristic):
-                    do {
-                        completions.append(.read(try await transport.read(characteristic)))
-                    } catch {
-                        lastTransportError = error
-                        if case .linkLost = error {
-                            linkLost = true
-                            continue actions
-                        }
-                        completions.append(
-                            .failed(TransportFailure(operation: .read(characteristic), cause: "\(error)")))
+                            .failed(TransportFailure(operation: action.transportOperation, cause: "\(error)")))
                         break actions
                     }
                 case .startTimer(let timer, let deadline):
@@ -192,6 +143,30 @@ public struct DFUTargetAdapter<Transport: GATTTransport>: Sendable {
         }
     }
 
+    /// Performs one GATT operation; returns what the controller must be told when it completes.
+    private func perform(
+        _ action: DFUAction,
+        connectionDeadline: Transport.SessionClock.Instant
+    ) async throws(GATTTransportError) -> Completion? {
+        switch action {
+        case .connect(let request):
+            return .connected(try await transport.connect(request, deadline: connectionDeadline))
+        case .enableNotifications(let characteristic):
+            try await transport.enableNotifications(characteristic)
+            return .written
+        case .write(let characteristic, let value):
+            try await transport.write(characteristic, value)
+            return .written
+        case .writePackets(let characteristic, let packets):
+            try await transport.writeWithoutResponse(characteristic, packets)
+            return nil
+        case .read(let characteristic):
+            return .read(try await transport.read(characteristic))
+        case .startTimer, .cancelTimer, .disconnect, .progress, .log, .finish, .fail:
+            preconditionFailure("perform(_:connectionDeadline:) with a non-GATT action \(action)")
+        }
+    }
+
     private enum Completion: Sendable {
         case connected(GATTConnection)
         case written
@@ -201,6 +176,18 @@ public struct DFUTargetAdapter<Transport: GATTTransport>: Sendable {
 }
 
 extension DFUAction {
+    /// The operation a GATT action is, for failure reports.
+    fileprivate var transportOperation: TransportOperation {
+        switch self {
+        case .enableNotifications(let characteristic): .enableNotifications(characteristic)
+        case .write(let characteristic, _), .writePackets(let characteristic, _): .write(characteristic)
+        case .read(let characteristic): .read(characteristic)
+        case .connect: .connect
+        case .startTimer, .cancelTimer, .disconnect, .progress, .log, .finish, .fail:
+            preconditionFailure("\(self) is not a GATT operation")
+        }
+    }
+
     /// Whether the action talks to the device.
     fileprivate var isGATTOperation: Bool {
         switch self {
