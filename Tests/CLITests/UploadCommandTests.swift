@@ -64,6 +64,15 @@ private func jsonLines(_ result: ProcessResult) throws -> [[String: Any]] {
         #expect(result.stderr.isEmpty)
     }
 
+    @Test("'-' reads the image from standard input")
+    func standardInput() throws {
+        let hex = [UInt8](try Data(contentsOf: URL(fileURLWithPath: "\(firmware)/blinky-pca10040.hex")))
+        let result = nrfloader(
+            ["upload", "--target", "sim", "-", "--sd-req", "0x0101", "--sim-speed", "0", "-q"], input: hex)
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(result.stdoutText == "part 1/1: application confirmed by the device: 604 bytes, CRC-32 0xA4B30F4B\n")
+    }
+
     @Test("--json prints JSON Lines only: begin, phases, progress, and exactly one result")
     func json() throws {
         let result = nrfloader(["upload", "--target", "sim", "selftest-pca10040", "--sim-speed", "0", "--json"])

@@ -112,3 +112,38 @@ enum CRC32Reference {
         #expect(transport.device.violations == expected)
     }
 }
+
+@Suite struct MultiPartEngineTests {
+    @Test("a SoftDevice+bootloader then application package is sent in two parts with a reconnect between them")
+    func softDeviceBootloaderThenApplication() async throws {
+        let softDevice = randomImage(size: 8192, seed: 1)
+        let bootloader = randomImage(size: 4096, seed: 2)
+        let application = randomImage(size: 6000, seed: 3)
+        let options = SecureInitOptions(fwVersion: 1, hwVersion: 52, sdReq: [0x101])
+        let package = try DFUPackage(
+            parts: [
+                try DFUPackage.Part(
+                    secure: .softdeviceBootloader(softdevice: softDevice, bootloader: bootloader), options: options,
+                    source: "sd_bl.hex"),
+                try DFUPackage.Part(secure: .application(application), options: options, source: "app.hex"),
+            ],
+            name: "multi.zip")
+        let parts = try package.parts.map { part in
+            let type: ImageType =
+                part.imageType == .application
+                ? .application
+                : .softDeviceAndBootloader(softDeviceSize: part.sizes.softdevice, bootloaderSize: part.sizes.bootloader)
+            return try FirmwarePart(imageType: type, initPacket: part.initPacketBytes, image: part.firmware)
+        }
+        let (outcome, events, transport) = try await upload(parts, to: secureDevice())
+        guard case .completed(let summary) = outcome else {
+            Issue.record("\(outcome) \(transport.device.log.suffix(10))")
+            return
+        }
+        #expect(summary.parts.map(\.bytesConfirmed) == [softDevice.count + bootloader.count, application.count])
+        #expect(transport.device.activatedImage(.application) == application)
+        #expect(transport.device.violations.isEmpty)
+        let connects = events.filter { if case .phase(let report) = $0 { report.phase == .connecting } else { false } }
+        #expect(connects.count == 2)
+    }
+}
