@@ -23,6 +23,9 @@ struct CryptoSignatureVerifier: SignatureVerifier {
 func keyedBootloader(for input: FirmwareInput, key: [UInt8]) -> SimulatedDevice {
     var options = SecureBootloaderOptions()
     options.isDebugBuild = true
+    // The SDK's *debug* bootloaders (with logging) are 40-50 KB and live lower than release ones (0x71000 on an
+    // nRF52832, 0xD000 below the MBR parameter page).
+    options.bootloaderRegionSize = 0xD000
     options.signature = .verified(publicKey: key, verifier: CryptoSignatureVerifier(), requiresSignedApplication: true)
     for part in input.package.parts {
         guard case .secure(let packet) = part.initPacket, let command = packet.command.initCommand else { continue }
@@ -32,15 +35,12 @@ func keyedBootloader(for input: FirmwareInput, key: [UInt8]) -> SimulatedDevice 
     return SimulatedDevice(configuration: SimulatorConfiguration(bootloader: .secure(options)))
 }
 
-/// The BLE application packages among the SDK fixtures.
-let applicationFixtures: [String] =
-    NordicFixtures.isAvailable
-    ? NordicFixtures.allZips().filter { $0.contains("/ble") && ($0.contains("app") || $0.contains("hrs")) }
-    : []
+/// Every SDK fixture package: applications, SoftDevices, bootloaders, SoftDevice+bootloader.
+let sdkFixtures: [String] = NordicFixtures.isAvailable ? NordicFixtures.allZips() : []
 
 @Suite(.enabled(if: NordicFixtures.isAvailable, "needs shared/fixtures/nordic-sdk or $NRFLOADER_FIXTURES"))
 struct FixtureUploadTests {
-    @Test("a real SDK package uploads to a bootloader holding that SDK's debug key", arguments: applicationFixtures)
+    @Test("a real SDK package uploads to a bootloader holding that SDK's debug key", arguments: sdkFixtures)
     func uploadsWithDebugKey(path: String) async throws {
         let key = try #require(try NordicFixtures.debugKey(for: path))
         let input = try FirmwareInput(zip: try NordicFixtures.bytes(path), name: path)
@@ -50,16 +50,27 @@ struct FixtureUploadTests {
             Issue.record("\(outcome)")
             return
         }
-        let image = try #require(input.package.parts.last).firmware
+        let part = try #require(input.package.parts.last)
+        let image = part.firmware
         #expect(summary.parts.last?.bytesConfirmed == image.count)
         #expect(summary.parts.last?.crc32 == CRC32Reference.checksum(image))
-        #expect(transport.device.activatedImage(.application) == image)
+        let activated: [UInt8]? =
+            switch part.imageType {
+            case .application: transport.device.activatedImage(.application)
+            case .softdevice: transport.device.activatedImage(.softDevice)
+            case .bootloader: transport.device.activatedImage(.bootloader)
+            case .softdeviceBootloader:
+                transport.device.activatedImage(.softDevice).flatMap { softdevice in
+                    transport.device.activatedImage(.bootloader).map { softdevice + $0 }
+                }
+            }
+        #expect(activated == image)
         #expect(transport.device.violations.isEmpty)
     }
 
     @Test("a bootloader holding another key rejects the package and activates nothing")
     func rejectsOtherKey() async throws {
-        let path = try #require(applicationFixtures.first { $0.hasPrefix("sdk-17") })
+        let path = try #require(sdkFixtures.first { $0.hasPrefix("sdk-17") && $0.contains("hrs_application") })
         let other = try #require(try NordicFixtures.debugKeys().first { $0.sdk != "17.0.2" && $0.pkAsStoredHex != "" })
         let input = try FirmwareInput(zip: try NordicFixtures.bytes(path), name: path)
         let device = keyedBootloader(for: input, key: bytes(hex: other.pkAsStoredHex))
