@@ -31,6 +31,7 @@ let package = Package(
                 "DFUSimulator",
                 "DFUPackage",
                 "DFUSigning",
+                "BlueZTransport",
             ],
             swiftSettings: strictSwift6
         ),

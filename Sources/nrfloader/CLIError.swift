@@ -1,3 +1,4 @@
+import BlueZTransport
 import Catalog
 import DFUPackage
 import DFUSigning
@@ -67,6 +68,7 @@ extension ExitStatus {
         case CatalogError.unknownID: self = .noInput
         case FirmwareInputError.missingOption: self = .usage
         case let error as UploadFailure: self = error.exitStatus
+        case is BlueZError: self = .unavailable
         case is HexConverterError, is CatalogError, is FirmwareInputError, is DFUSigningError, is DFUPackageError:
             self = .dataError
         default: self = .software

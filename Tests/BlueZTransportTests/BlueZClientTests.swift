@@ -7,7 +7,7 @@ import Testing
     import Glibc
 #endif
 
-private let secureDFUService = "0000fe59-0000-1000-8000-00805f9b34fb"
+let secureDFUService = "0000fe59-0000-1000-8000-00805f9b34fb"
 
 /// Waits (bounded) for the first event `pick` accepts.
 private func first<Events: AsyncSequence & Sendable, T: Sendable>(

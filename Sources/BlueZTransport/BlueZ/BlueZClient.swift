@@ -183,7 +183,9 @@ public struct DiscoveryFilter: Sendable, Hashable {
         var properties: [String: DBusValue] = [
             "Transport": .string(transport), "DuplicateData": .bool(reportsDuplicates),
         ]
-        if !uuids.isEmpty { properties["UUIDs"] = .stringArray(uuids.map { $0.lowercased() }) }
+        // Always sent, also empty: SetDiscoveryFilter replaces the whole filter, and an explicit empty list says
+        // "every device" to a daemon that kept an earlier client's UUIDs (bluezoo does).
+        properties["UUIDs"] = .stringArray(uuids.map { $0.lowercased() })
         if let minimumRSSI { properties["RSSI"] = .int16(minimumRSSI) }
         return .propertyDictionary(properties)
     }

@@ -1,0 +1,112 @@
+public import DFUController
+
+/// A device seen advertising during a scan.
+public struct ScannedDevice: Sendable, Equatable {
+    /// Which DFU a device's advertisement offers.
+    public enum DFUService: String, Sendable, Hashable, CaseIterable {
+        /// Secure DFU (service 0xFE59): a Secure bootloader, or an application with buttonless DFU.
+        case secure
+        /// Legacy DFU (service 0x1530 of Nordic's base UUID): a legacy bootloader or application.
+        case legacy
+    }
+
+    public var address: BluetoothAddress
+    public var name: String?
+    public var rssi: Int?
+    /// The DFU services in the advertisement; empty for a device without DFU (listed with `--all` only).
+    public var services: Set<DFUService>
+
+    /// The UUIDs that mark each DFU service in an advertisement, lowercase as BlueZ reports them.
+    static let serviceUUIDs: [(DFUService, String)] = [
+        (.secure, DFUCharacteristic.secureServiceUUID.lowercased()),
+        (.legacy, DFUCharacteristic.legacyServiceUUID.lowercased()),
+    ]
+
+    init?(_ device: DeviceInfo) {
+        guard let address = device.address else { return nil }
+        self.address = address
+        name = device.name
+        rssi = device.rssi
+        let advertised = Set(device.uuids.map { $0.lowercased() })
+        services = Set(Self.serviceUUIDs.filter { advertised.contains($0.1) }.map(\.0))
+    }
+}
+
+/// Finds devices that advertise a DFU service, through BlueZ discovery.
+///
+/// Devices are reported when BlueZ sees an advertisement during the scan (`InterfacesAdded`, or an `RSSI` change of
+/// a device it already knew): a device object BlueZ kept from an earlier scan is not reported until it advertises
+/// again, so a device that went away is never listed.
+public struct DFUScanner: Sendable {
+    private let client: BlueZClient
+
+    /// Creates a scanner.
+    ///
+    /// - Parameter client: The BlueZ client.
+    public init(client: BlueZClient) {
+        self.client = client
+    }
+
+    /// Scans for `duration` and returns the devices in the order they were first seen, one entry per address.
+    ///
+    /// - Parameters:
+    ///   - adapter: The adapter to scan with.
+    ///   - duration: How long to scan.
+    ///   - includeAll: Whether to report devices without a DFU service too (no UUID filter).
+    ///   - minimumRSSI: Report only devices at least this strong.
+    ///   - onDevice: Called for each new device as it is found.
+    /// - Throws: ``BlueZError``.
+    public func scan(
+        adapter: AdapterInfo,
+        duration: Duration,
+        includeAll: Bool = false,
+        minimumRSSI: Int16? = nil,
+        onDevice: (ScannedDevice) -> Void
+    ) async throws(BlueZError) {
+        let events = try await client.events()
+        let uuids = includeAll ? [] : ScannedDevice.serviceUUIDs.map(\.1)
+        try await client.setDiscoveryFilter(DiscoveryFilter(uuids: uuids, minimumRSSI: minimumRSSI), on: adapter)
+        var known: [String: DeviceInfo] = [:]
+        for device in try await client.managedObjects().devices where device.adapterPath == adapter.path {
+            known[device.path] = device
+        }
+        try await client.startDiscovery(on: adapter)
+        let (sightings, continuation) = AsyncStream<DeviceInfo>.makeStream()
+        let initial = known
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                var devices = initial
+                for await event in events {
+                    switch event {
+                    case .interfacesAdded(let path, let interfaces):
+                        guard let properties = interfaces[BlueZInterface.device] else { continue }
+                        let device = DeviceInfo(path: path, properties: properties)
+                        devices[path] = device
+                        continuation.yield(device)
+                    case .propertiesChanged(let path, let interface, let changed, _):
+                        guard interface == BlueZInterface.device, let device = devices[path] else { continue }
+                        let updated = device.updated(with: changed)
+                        devices[path] = updated
+                        if changed["RSSI"] != nil { continuation.yield(updated) }
+                    case .interfacesRemoved:
+                        continue
+                    }
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: duration)
+                continuation.finish()
+            }
+            var reported: Set<String> = []
+            for await device in sightings {
+                guard device.adapterPath == adapter.path, let scanned = ScannedDevice(device) else { continue }
+                guard includeAll || !scanned.services.isEmpty else { continue }
+                if let minimumRSSI, let rssi = scanned.rssi, rssi < Int(minimumRSSI) { continue }
+                guard reported.insert(scanned.address.description).inserted else { continue }
+                onDevice(scanned)
+            }
+            group.cancelAll()
+        }
+        try? await client.stopDiscovery(on: adapter)
+    }
+}

@@ -1,0 +1,87 @@
+import ArgumentParser
+import BlueZTransport
+import DFUController
+
+/// `nrfloader scan`: devices advertising a DFU service, through BlueZ.
+struct ScanCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scan",
+        abstract: "List devices advertising Secure or legacy DFU, through BlueZ on this machine's adapter.",
+        discussion: """
+            Scans for --timeout seconds. Each device is listed once, when it is first seen advertising. With \
+            --json, one JSON object per device is printed as it is found.
+            """
+    )
+
+    @Option(help: "The adapter to scan with, e.g. hci0 (default: the first powered adapter).")
+    var adapter: String?
+
+    @Option(help: "Seconds to scan.")
+    var timeout: Int = 5
+
+    @Option(help: "List only devices whose advertised name matches this regular expression.")
+    var name: String?
+
+    @Option(help: "List only the device with this address.")
+    var address: String?
+
+    @Option(help: "List only devices at least this strong, in dBm (e.g. -70).")
+    var rssi: Int16?
+
+    @Flag(help: "List every device, not only those advertising a DFU service.")
+    var all = false
+
+    @OptionGroup var outputOptions: OutputOptions
+
+    func validate() throws {
+        guard timeout >= 1 else { throw ValidationError("--timeout must be at least 1 second") }
+        if let name {
+            do { _ = try Regex(name) } catch {
+                throw ValidationError("--name '\(name)' is not a valid regular expression")
+            }
+        }
+        if let address {
+            do { _ = try BluetoothAddress(parsing: address) } catch { throw ValidationError("--address: \(error)") }
+        }
+    }
+
+    func run() async throws {
+        let client = try await BlueZClient.connect()
+        let chosen = try await client.adapter(named: adapter)
+        let pattern = try name.map { try Regex($0) }
+        let wanted = try address.map { try BluetoothAddress(parsing: $0) }
+        var found: [ScannedDevice] = []
+        try await DFUScanner(client: client).scan(
+            adapter: chosen, duration: .seconds(timeout), includeAll: all, minimumRSSI: rssi
+        ) { device in
+            if let wanted, device.address != wanted { return }
+            if let pattern, (try? pattern.firstMatch(in: device.name ?? "")) == nil { return }
+            found.append(device)
+            if outputOptions.json { Console.json(Self.json(device)) }
+        }
+        guard !outputOptions.json else { return }
+        let rows = found.map { device in
+            [
+                device.address.description, device.name ?? "-", device.rssi.map { String($0) } ?? "-",
+                device.services.map(\.rawValue).sorted().joined(separator: ",").nonEmpty ?? "-",
+            ]
+        }
+        Console.result(table([["ADDRESS", "NAME", "RSSI", "DFU"]] + rows, rightAligned: [2]))
+        if !outputOptions.quiet {
+            Console.note(
+                "\(found.count) device\(found.count == 1 ? "" : "s") found in \(timeout) s on \(chosen.interfaceName)")
+        }
+    }
+
+    private static func json(_ device: ScannedDevice) -> JSONValue {
+        .object([
+            "schema": .int(JSONValue.schemaVersion), "address": .string(device.address.description),
+            "name": .optional(device.name) { .string($0) }, "rssi": .optional(device.rssi) { .int($0) },
+            "dfu": .array(device.services.map(\.rawValue).sorted().map { .string($0) }),
+        ])
+    }
+}
+
+extension String {
+    fileprivate var nonEmpty: String? { isEmpty ? nil : self }
+}
