@@ -41,7 +41,8 @@ struct InfoCommand: ParsableCommand {
         }
         let input = try InputFile(path: target)
         let bytes = try input.readAll()
-        if bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) || target.lowercased().hasSuffix(".zip") {
+        switch ImageFormat(path: target, contents: bytes) {
+        case .package:
             let info = PackageInfo(
                 package: try DFUPackage(zip: bytes, name: input.displayName), verifier: try loadVerifier())
             if outputOptions.json { Console.json(try info.json()) } else { Console.result(try info.text()) }
@@ -49,11 +50,9 @@ struct InfoCommand: ParsableCommand {
                 throw FirmwareInputError.signature(
                     input: input.displayName, part: "init packet", problem: "does not verify with '\(verifyKey)'")
             }
-            return
-        }
-        if ImageFormat(path: target, contents: bytes) == .intelHex {
+        case .intelHex:
             try printHex(bytes, name: input.displayName)
-        } else {
+        case .binary:
             printBinary(bytes, name: input.displayName)
         }
     }
@@ -140,24 +139,6 @@ struct InfoCommand: ParsableCommand {
                 "initial_stack_pointer": .int(Int(vectors.initialStackPointer)),
                 "reset_handler": .int(Int(vectors.resetHandler)),
             ])
-        }
-    }
-}
-
-/// What kind of image a file holds: by its extension, or by its first byte when the extension says nothing.
-enum ImageFormat {
-    case intelHex
-    case binary
-
-    init(path: String, contents: [UInt8]) {
-        let lowered = path.lowercased()
-        if [".hex", ".ihex", ".ihx"].contains(where: { lowered.hasSuffix($0) }) {
-            self = .intelHex
-        } else if lowered.hasSuffix(".bin") {
-            self = .binary
-        } else {
-            let first = contents.first { $0 != 0x0A && $0 != 0x0D && $0 != 0x20 }
-            self = first == UInt8(ascii: ":") ? .intelHex : .binary
         }
     }
 }

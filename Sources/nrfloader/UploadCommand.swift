@@ -96,10 +96,8 @@ struct UploadCommand: AsyncParsableCommand {
         }
         let source = try InputFile(path: input)
         let bytes = try source.readAll()
-        if bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) || input.lowercased().hasSuffix(".zip") {
-            return try FirmwareInput(zip: bytes, name: source.displayName)
-        }
         switch ImageFormat(path: input, contents: bytes) {
+        case .package: return try FirmwareInput(zip: bytes, name: source.displayName)
         case .intelHex: return try FirmwareInput(hex: bytes, name: source.displayName, options: options)
         case .binary: return try FirmwareInput(binary: bytes, name: source.displayName, options: options)
         }

@@ -32,10 +32,7 @@ final class UploadRenderer {
         started = clock.now
     }
 
-    private var elapsedMilliseconds: Int {
-        let elapsed = started.duration(to: clock.now)
-        return Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
-    }
+    private var elapsedMilliseconds: Int { started.duration(to: clock.now).milliseconds }
 
     func begin(_ input: FirmwareInput, target: String) {
         let parts = input.firmware.parts
@@ -107,7 +104,7 @@ final class UploadRenderer {
                         "bytes_sent": .int(report.bytesSent), "bytes_confirmed": .int(report.bytesConfirmed),
                         "total_bytes": .int(report.totalBytes),
                         "bytes_per_second": .optional(report.bytesPerSecond) { .int(Int($0.rounded())) },
-                        "eta_ms": .optional(report.estimatedRemaining) { .int(Int($0.components.seconds * 1000)) },
+                        "eta_ms": .optional(report.estimatedRemaining) { .int($0.milliseconds) },
                     ]))
         case .terminal:
             draw(report)
@@ -182,8 +179,15 @@ func formatRate(_ bytesPerSecond: Double) -> String {
 
 /// `1.4 s`.
 func formatSeconds(_ duration: Duration) -> String {
-    let tenths = Int(duration.components.seconds * 10 + duration.components.attoseconds / 100_000_000_000_000_000)
+    let tenths = duration.milliseconds / 100
     return "\(tenths / 10).\(tenths % 10) s"
+}
+
+extension Duration {
+    /// The duration in whole milliseconds, rounded down.
+    var milliseconds: Int {
+        Int(components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000)
+    }
 }
 
 /// The escape sequences the CLI uses (style §43): only on a terminal, never in JSON.
