@@ -32,6 +32,7 @@ let package = Package(
                 "DFUPackage",
                 "DFUSigning",
                 "BlueZTransport",
+                "SimulatedPeripheral",
             ],
             swiftSettings: strictSwift6
         ),
@@ -68,6 +69,11 @@ let package = Package(
         .target(
             name: "DFUSimulator",
             dependencies: ["Checksums", "DFUController", "DFUTargetAdapter"],
+            swiftSettings: strictSwift6
+        ),
+        .target(
+            name: "SimulatedPeripheral",
+            dependencies: ["BlueZTransport", "DFUSimulator", "DFUController"],
             swiftSettings: strictSwift6
         ),
         .executableTarget(

@@ -12,7 +12,10 @@ struct NRFLoader: AsyncParsableCommand {
         abstract: "Update the firmware of Nordic nRF5 devices over Bluetooth LE, and convert their images.",
         discussion: ExitStatus.helpTable,
         version: "0.1.0",
-        subcommands: [ListCommand.self, InfoCommand.self, ConvertCommand.self, ScanCommand.self, UploadCommand.self]
+        subcommands: [
+            ListCommand.self, InfoCommand.self, ConvertCommand.self, ScanCommand.self, UploadCommand.self,
+            SimulateCommand.self,
+        ]
     )
 
     static func main() async {

@@ -173,6 +173,34 @@ public final class BusConnection: Sendable {
         try await perform { loop in loop.emit(path: path, interface: interface, member: member, arguments: arguments) }
     }
 
+    /// Answers a call whose export handler returned ``DBusMethodReply/deferred``.
+    ///
+    /// Callable from any thread, also from inside a handler; replies and ``post(path:interface:member:arguments:)``
+    /// signals leave in the order they were handed over.
+    ///
+    /// - Parameters:
+    ///   - id: The call's ``DBusMethodCall/id``.
+    ///   - reply: The answer; ``DBusMethodReply/deferred`` keeps it waiting.
+    public func reply(toCall id: UInt64, with reply: DBusMethodReply) {
+        loop.enqueue { loop in loop.answerDeferred(id, with: reply) }
+    }
+
+    /// Emits a signal without waiting: for export handlers, which run on the connection's thread and cannot wait.
+    ///
+    /// Signals posted from one thread leave in the order they were posted, interleaved in order with
+    /// ``reply(toCall:with:)``. A signal that cannot be sent (an invalid argument, a closed connection) is dropped.
+    ///
+    /// - Parameters:
+    ///   - path: The object that emits it.
+    ///   - interface: Its interface.
+    ///   - member: Its name.
+    ///   - arguments: Its arguments.
+    public func post(path: String, interface: String, member: String, arguments: [DBusValue]) {
+        loop.enqueue { loop in
+            _ = loop.emit(path: path, interface: interface, member: member, arguments: arguments)
+        }
+    }
+
     private func perform(_ job: @escaping @Sendable (ConnectionLoop) -> DBusError?) async throws(DBusError) {
         let loop = self.loop
         let error: DBusError? = await withCheckedContinuation { continuation in

@@ -34,6 +34,9 @@ public struct DBusMethodCall: Sendable, Hashable {
     ///
     /// Unix fds in them are closed after the handler returns; duplicate one to keep it.
     public var arguments: [DBusValue]
+    /// Identifies the call for a later ``BusConnection/reply(toCall:with:)`` when the handler answered
+    /// ``DBusMethodReply/deferred``.
+    public var id: UInt64
 }
 
 /// What an exported object answers to a ``DBusMethodCall``.
@@ -42,6 +45,9 @@ public enum DBusMethodReply: Sendable, Hashable {
     case returning([DBusValue])
     /// An error reply with this name (such as `org.bluez.Error.NotPermitted`) and message.
     case error(name: String, message: String)
+    /// No reply yet: the handler answers later with ``BusConnection/reply(toCall:with:)``, or never (the caller
+    /// then sees its own timeout, as with a peer that stopped answering).
+    case deferred
 }
 
 /// Which signals a subscription wants, as a D-Bus match rule (D-Bus specification, "Match Rules").

@@ -42,29 +42,47 @@ extension ConnectionLoop {
             let handler = exports[path]
         else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
         let arguments = message.arguments()
+        let id = nextID()
         let reply = handler(
             DBusMethodCall(
                 sender: header.sender, path: path, interface: header.interface, member: member,
-                arguments: arguments))
+                arguments: arguments, id: id))
         if message.expectsReply {
-            let answer: LibDBusMessage
-            switch reply {
-            case .returning(let values):
-                let built = LibDBusMessage.methodReturn(to: raw)
-                do {
-                    try built.append(values)
-                    answer = built
-                } catch {
-                    answer = LibDBusMessage.errorReply(
-                        to: raw, name: DBusError.Names.failed, message: "the reply cannot be sent: \(error)")
-                }
-            case .error(let name, let text):
-                answer = LibDBusMessage.errorReply(to: raw, name: name, message: text)
+            if case .deferred = reply {
+                deferredCalls[id] = message
+            } else {
+                answer(message, with: reply)
             }
-            _ = sendWithoutReply(answer)
         }
         closeDescriptors(in: arguments)
         return DBUS_HANDLER_RESULT_HANDLED
+    }
+
+    /// Sends the reply to a call whose handler deferred it; a call already answered or unknown is ignored.
+    func answerDeferred(_ id: UInt64, with reply: DBusMethodReply) {
+        if case .deferred = reply { return }
+        guard let message = deferredCalls.removeValue(forKey: id) else { return }
+        answer(message, with: reply)
+    }
+
+    private func answer(_ call: LibDBusMessage, with reply: DBusMethodReply) {
+        let answer: LibDBusMessage
+        switch reply {
+        case .returning(let values):
+            let built = LibDBusMessage.methodReturn(to: call.raw)
+            do {
+                try built.append(values)
+                answer = built
+            } catch {
+                answer = LibDBusMessage.errorReply(
+                    to: call.raw, name: DBusError.Names.failed, message: "the reply cannot be sent: \(error)")
+            }
+        case .error(let name, let text):
+            answer = LibDBusMessage.errorReply(to: call.raw, name: name, message: text)
+        case .deferred:
+            return
+        }
+        _ = sendWithoutReply(answer)
     }
 
     /// Emits a signal from an exported object.

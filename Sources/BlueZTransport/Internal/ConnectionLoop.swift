@@ -36,6 +36,8 @@ final class ConnectionLoop: @unchecked Sendable {
     var subscriptions: [UInt64: Subscription] = [:]
     var trackedOwners: [String: String?] = [:]
     var exports: [String: @Sendable (DBusMethodCall) -> DBusMethodReply] = [:]
+    /// Calls whose handler answered ``DBusMethodReply/deferred``, by ``DBusMethodCall/id``.
+    var deferredCalls: [UInt64: LibDBusMessage] = [:]
     var timeouts: [UInt: LibDBusTimeout] = [:]
     private let clock = ContinuousClock()
 
@@ -197,6 +199,7 @@ final class ConnectionLoop: @unchecked Sendable {
         if let connection {
             for path in exports.keys { _ = dbus_connection_unregister_object_path(connection, path) }
             exports.removeAll()
+            deferredCalls.removeAll()
             dbus_connection_close(connection)
             dbus_connection_unref(connection)
             self.connection = nil
