@@ -22,3 +22,12 @@ static const int CDBUS_TYPE_STRUCT = DBUS_TYPE_STRUCT;
 static const int CDBUS_TYPE_DICT_ENTRY = DBUS_TYPE_DICT_ENTRY;
 
 static const int CDBUS_TIMEOUT_INFINITE = DBUS_TIMEOUT_INFINITE;
+
+// The transport's acquired sockets (AcquireWrite/AcquireNotify) need SIOCOUTQ, and ioctl is variadic, which
+// Swift cannot call. Bytes still queued on a socket, or -1 with errno set.
+#include <sys/ioctl.h>
+#include <linux/sockios.h>
+static inline int cdbus_socket_unsent_bytes(int fd) {
+    int queued = 0;
+    return ioctl(fd, SIOCOUTQ, &queued) == 0 ? queued : -1;
+}

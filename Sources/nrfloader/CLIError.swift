@@ -21,8 +21,10 @@ enum CLIError: Error, CustomStringConvertible {
     case writeFailed(path: String, reason: String)
     /// The input holds no data where the command needs some.
     case emptyBinary(path: String)
-    /// A real Bluetooth device was asked for, and this build has no Bluetooth transport yet.
-    case bluetoothUnavailable(target: String)
+    /// No device advertised the name `--name` asked for.
+    case deviceNameNotFound(name: String, adapter: String, seconds: Int)
+    /// More than one device advertised the name `--name` asked for: each `ADDRESS (RSSI)`.
+    case ambiguousDeviceName(name: String, adapter: String, devices: [String])
 
     var description: String {
         switch self {
@@ -32,8 +34,11 @@ enum CLIError: Error, CustomStringConvertible {
         case .cannotCreateOutput(let path, let reason): "'\(path)': cannot create output: \(reason)"
         case .writeFailed(let path, let reason): "'\(path)': write failed: \(reason)"
         case .emptyBinary(let path): "'\(path)': binary input is empty"
-        case .bluetoothUnavailable(let target):
-            "'\(target)': this build cannot reach Bluetooth devices yet (the BlueZ transport is issue 5); use --target sim"
+        case .deviceNameNotFound(let name, let adapter, let seconds):
+            "no device advertising the name '\(name)' seen on \(adapter) in \(seconds) s (--wait waits longer)"
+        case .ambiguousDeviceName(let name, let adapter, let devices):
+            "\(devices.count) devices advertise the name '\(name)' on \(adapter): \(devices.joined(separator: ", ")); "
+                + "choose one with --target ADDRESS"
         }
     }
 
@@ -45,7 +50,8 @@ enum CLIError: Error, CustomStringConvertible {
             .writeFailed(_, let reason):
             reason
         case .emptyBinary: "binary input is empty"
-        case .bluetoothUnavailable: "no Bluetooth transport"
+        case .deviceNameNotFound: "device not found"
+        case .ambiguousDeviceName: "ambiguous device name"
         }
     }
 
@@ -55,7 +61,8 @@ enum CLIError: Error, CustomStringConvertible {
         case .readFailed, .writeFailed: .ioError
         case .cannotCreateOutput: .cannotCreate
         case .emptyBinary: .dataError
-        case .bluetoothUnavailable: .unavailable
+        case .deviceNameNotFound: .unavailable
+        case .ambiguousDeviceName: .usage
         }
     }
 }

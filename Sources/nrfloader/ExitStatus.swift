@@ -19,7 +19,7 @@ enum ExitStatus: Int32, CaseIterable {
     var meaning: String {
         switch self {
         case .success: "success"
-        case .usage: "usage: unknown option, bad value, missing argument"
+        case .usage: "usage: unknown option, bad value, missing argument, ambiguous --name"
         case .dataError: "bad input data: hex, zip, catalog or init packet"
         case .noInput: "input missing or unreadable"
         case .unavailable: "unavailable: no BlueZ, no adapter, device not found"

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BlueZTransport
 import Catalog
 import DFUController
 import DFUSimulator
@@ -14,16 +15,28 @@ struct UploadCommand: AsyncParsableCommand {
         discussion: """
             INPUT is an nrfutil package (.zip), an Intel HEX file, a binary image (.bin), a catalog id, or '-' for \
             standard input. For .hex, .bin and catalog inputs the init packet is generated (--dfu, --sd-req, \
-            --hw-version, --fw-version, --key). --target sim runs the whole update against a simulated Nordic \
+            --hw-version, --fw-version, --key). --target ADDRESS or --name NAME updates a device through BlueZ; --target sim runs the whole update against a simulated Nordic \
             bootloader in this process: sim (Secure DFU), sim:buttonless, sim:legacy, sim:legacy-v1.
             """
     )
 
-    @Option(help: "The device: 'sim[:secure|buttonless|legacy|legacy-v1]' (simulated) or a Bluetooth address.")
-    var target: String
+    @Option(help: "The device: a Bluetooth address (AA:BB:CC:DD:EE:FF), or 'sim[:secure|buttonless|legacy|legacy-v1]'.")
+    var target: String?
+
+    @Option(help: "The device that advertises exactly this name (an error if several do).")
+    var name: String?
 
     @Argument(help: "A .zip package, .hex, .bin, catalog id, or '-' for standard input.")
     var input: String
+
+    @Option(help: "The Bluetooth adapter, e.g. hci0 (default: the first powered adapter).")
+    var adapter: String?
+
+    @Flag(help: "Wait for the device to appear, up to --timeout seconds (default 60), instead of 15 s.")
+    var wait = false
+
+    @Flag(help: "Use D-Bus WriteValue/StartNotify only, not BlueZ's AcquireWrite/AcquireNotify sockets.")
+    var noAcquire = false
 
     @OptionGroup var initPacketOptions: InitPacketOptions
     @OptionGroup var engineOptions: EngineOptions
@@ -32,12 +45,23 @@ struct UploadCommand: AsyncParsableCommand {
     @OptionGroup var outputOptions: OutputOptions
 
     func validate() throws {
-        _ = try simulatedKind()
+        switch (target, name) {
+        case (nil, nil): throw ValidationError("give the device with --target ADDRESS or --name NAME")
+        case (.some, .some): throw ValidationError("--target and --name exclude each other")
+        case (let target?, nil):
+            if try simulatedKind() == nil {
+                do { _ = try BluetoothAddress(parsing: target) } catch {
+                    throw ValidationError("--target: \(error) (or sim, sim:buttonless, sim:legacy, sim:legacy-v1)")
+                }
+            }
+        case (nil, let name?):
+            if name.isEmpty { throw ValidationError("--name must not be empty") }
+        }
     }
 
-    /// The simulated device `--target` names, or `nil` for a Bluetooth address.
+    /// The simulated device `--target` names, or `nil` for a Bluetooth device.
     private func simulatedKind() throws -> SimulatedTargetKind? {
-        guard target == "sim" || target.hasPrefix("sim:") else { return nil }
+        guard let target, target == "sim" || target.hasPrefix("sim:") else { return nil }
         let name = target == "sim" ? "secure" : String(target.dropFirst(4))
         guard let kind = SimulatedTargetKind(rawValue: name) else {
             let kinds = SimulatedTargetKind.allCases.map { "sim:\($0.rawValue)" }.joined(separator: ", ")
@@ -47,23 +71,83 @@ struct UploadCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        guard let kind = try simulatedKind() else {
-            throw CLIError.bluetoothUnavailable(target: target)
+        if let kind = try simulatedKind() {
+            try await runSimulated(kind)
+        } else {
+            try await runBluetooth()
         }
+    }
+
+    private func runSimulated(_ kind: SimulatedTargetKind) async throws {
         let firmware = try loadInput(defaultProtocol: kind.protocolFamily)
         try initPacketOptions.verifySignatures(of: firmware)
         let device = try simulatorOptions.device(kind, for: firmware)
         let transport = SimulatedTransport(
             device: device, speed: simulatorOptions.simSpeed > 0 ? simulatorOptions.simSpeed : nil)
-        guard let advertised = device.advertisement else { throw CLIError.bluetoothUnavailable(target: target) }
+        guard let advertised = device.advertisement else {
+            throw ValidationError("the simulated \(kind.rawValue) device does not advertise")
+        }
+        let address = try BluetoothAddress(parsing: advertised.address.description)
+        try await upload(firmware, to: address, named: "\(target ?? "sim") (\(advertised.address))", over: transport)
+    }
+
+    private func runBluetooth() async throws {
+        // The input first: a bad file fails before any radio work.
+        let firmware = try loadInput(defaultProtocol: .secure)
+        try initPacketOptions.verifySignatures(of: firmware)
+        let client = try await BlueZClient.connect()
+        let chosen = try await client.adapter(named: adapter)
+        let address: BluetoothAddress
+        if let target {
+            address = try BluetoothAddress(parsing: target)
+        } else {
+            address = try await resolve(name: name ?? "", client: client, adapter: chosen)
+        }
+        var options = BlueZGATTTransport.Options()
+        options.usesAcquiredSockets = !noAcquire
+        if wait { options.firstSearchTimeout = .seconds(engineOptions.timeout ?? 60) }
+        let transport = try await BlueZGATTTransport.open(client: client, adapter: chosen, options: options)
+        let label =
+            name.map { "'\($0)' (\(address)) via \(chosen.interfaceName)" } ?? "\(address) via \(chosen.interfaceName)"
+        try await upload(firmware, to: address, named: label, over: transport)
+    }
+
+    /// The one device advertising `name` exactly, scanning in 3-second rounds (until `--timeout` with `--wait`).
+    private func resolve(name: String, client: BlueZClient, adapter: AdapterInfo) async throws -> BluetoothAddress {
+        let limit = wait ? engineOptions.timeout ?? 60 : 3
+        let started = ContinuousClock.now
+        var matches: [ScannedDevice] = []
+        repeat {
+            try await DFUScanner(client: client).scan(adapter: adapter, duration: .seconds(3), includeAll: true) {
+                device in
+                if device.name == name, !matches.contains(where: { $0.address == device.address }) {
+                    matches.append(device)
+                }
+            }
+        } while matches.isEmpty && started.duration(to: .now) < .seconds(limit)
+        switch matches.count {
+        case 0:
+            throw CLIError.deviceNameNotFound(name: name, adapter: adapter.interfaceName, seconds: max(limit, 3))
+        case 1:
+            return matches[0].address
+        default:
+            let listed = matches.map { device in
+                device.rssi.map { "\(device.address) (RSSI \($0))" } ?? device.address.description
+            }
+            throw CLIError.ambiguousDeviceName(name: name, adapter: adapter.interfaceName, devices: listed)
+        }
+    }
+
+    /// Runs the engine over `transport`, rendering progress; Ctrl-C cancels it cleanly.
+    private func upload<Transport: GATTTransport>(
+        _ firmware: FirmwareInput, to address: BluetoothAddress, named targetName: String, over transport: Transport
+    ) async throws {
         let controller = DFUController(
-            firmware: firmware.firmware, target: try BluetoothAddress(parsing: advertised.address.description),
-            configuration: engineOptions.configuration)
+            firmware: firmware.firmware, target: address, configuration: engineOptions.configuration)
         let mode: UploadRenderer.Mode =
             outputOptions.json
             ? .json
             : outputOptions.quiet ? .quiet : Console.isTerminal(2) && !Console.isDumbTerminal ? .terminal : .lines
-        let targetName = "\(target) (\(advertised.address))"
         let upload = Task { () -> UploadResult in
             let renderer = UploadRenderer(mode: mode)
             renderer.begin(firmware, target: targetName)

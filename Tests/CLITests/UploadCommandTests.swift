@@ -169,9 +169,14 @@ private func jsonLines(_ result: ProcessResult) throws -> [[String: Any]] {
             ),
             (["--target", "sim:wireless", "blinky-pca10040"], 64, "Error: unknown simulated target 'sim:wireless'"),
             (
-                ["--target", "AA:BB:CC:DD:EE:FF", "blinky-pca10040"], 69,
-                "Error: 'AA:BB:CC:DD:EE:FF': this build cannot reach Bluetooth devices yet"
+                ["--target", "AA:BB:CC:DD:EE", "blinky-pca10040"], 64,
+                "Error: --target: 'AA:BB:CC:DD:EE' is not a bluetooth address"
             ),
+            (
+                ["--target", "AA:BB:CC:DD:EE:FF", "--name", "DfuTarg", "blinky-pca10040"], 64,
+                "Error: --target and --name exclude each other\n"
+            ),
+            (["blinky-pca10040"], 64, "Error: give the device with --target ADDRESS or --name NAME\n"),
             (
                 ["--target", "sim", "blinky-pca10040", "--sim-fault", "explode@1"], 64,
                 "Error: --sim-fault: fault 'explode@1': unknown fault 'explode'\n"

@@ -10,6 +10,7 @@ defect; each one names the defect by its number there. They touch bluezoo intern
 Tests/Rig/requirements.txt pins the versions.
 """
 
+import asyncio
 import sys
 
 import bluezoo.adapter
@@ -28,8 +29,29 @@ def _device_path(adapter, address: str) -> str:
     return f"{adapter.get_object_path()}/dev_{address.replace(':', '_')}"
 
 
+def _end_gatt_sessions(device) -> None:
+    """Real BlueZ ends a link's notification sessions and acquired sockets with the link (defects 4 and 5: bluezoo
+    keeps them, so a StartNotify after a reconnect delivered every value twice)."""
+    for link in device.services.values():
+        subscription = getattr(link, "client_props_changed_subscription", None)
+        if subscription is not None:
+            subscription.unsubscribe()
+        for name in ("f_read", "f_write"):
+            handle = getattr(link, name, None)
+            if handle is None:
+                continue
+            if name == "f_read":
+                try:
+                    asyncio.get_running_loop().remove_reader(handle.fileno())
+                except (ValueError, OSError):
+                    pass
+            handle.close()
+            setattr(link, name, None)
+
+
 async def _set_link_down(device) -> None:
     """Real BlueZ order on a disconnect: ServicesResolved=false, then Connected=false."""
+    _end_gatt_sessions(device)
     if device.services_resolved:
         await device.ServicesResolved.set_async(False)
     if device.connected:
@@ -131,6 +153,21 @@ async def _del_gatt_application(self, app):
 
 
 setattr(GattManager, _del_app_name, _del_gatt_application)
+
+
+# RemoveDevice leaves the device's GATT objects exported in bluezoo, so connecting to the device once it is found
+# again fails with EEXIST (defect 1 by another road). Real BlueZ removes them with the device.
+_original_del_device = Adapter.del_device
+
+
+async def _del_device(self, device):
+    await _original_del_device(self, device)
+    for link in list(device.services.values()):
+        self.mock.remove_object(link)
+    device.services.clear()
+
+
+Adapter.del_device = _del_device
 
 
 # Not a testrig.md defect, but a race for every client: bluezoo 1.0.2 owns org.bluez before it exports its

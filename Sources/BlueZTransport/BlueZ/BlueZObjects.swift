@@ -53,6 +53,8 @@ public struct DeviceInfo: Sendable, Hashable {
     public var isConnected: Bool
     /// Whether BlueZ has finished discovering its GATT services.
     public var servicesResolved: Bool
+    /// Whether the device is paired (removing it would drop its keys).
+    public var isPaired: Bool
 
     /// Reads the description from the interface's properties (variants unwrapped).
     public init(path: String, properties: [String: DBusValue]) {
@@ -64,6 +66,7 @@ public struct DeviceInfo: Sendable, Hashable {
         uuids = (properties["UUIDs"]?.stringArrayValue ?? []).map { $0.uppercased() }
         isConnected = properties["Connected"]?.boolValue ?? false
         servicesResolved = properties["ServicesResolved"]?.boolValue ?? false
+        isPaired = properties["Paired"]?.boolValue ?? false
     }
 
     /// The device with changed properties applied (from `PropertiesChanged`).
@@ -74,6 +77,7 @@ public struct DeviceInfo: Sendable, Hashable {
         if let value = changed["UUIDs"]?.stringArrayValue { copy.uuids = value.map { $0.uppercased() } }
         if let value = changed["Connected"]?.boolValue { copy.isConnected = value }
         if let value = changed["ServicesResolved"]?.boolValue { copy.servicesResolved = value }
+        if let value = changed["Paired"]?.boolValue { copy.isPaired = value }
         return copy
     }
 }
@@ -161,6 +165,8 @@ enum BlueZInterface {
     static let adapter = "org.bluez.Adapter1"
     static let device = "org.bluez.Device1"
     static let characteristic = "org.bluez.GattCharacteristic1"
+    static let gattManager = "org.bluez.GattManager1"
+    static let advertisingManager = "org.bluez.LEAdvertisingManager1"
     static let objectManager = "org.freedesktop.DBus.ObjectManager"
     static let properties = "org.freedesktop.DBus.Properties"
 }

@@ -1,0 +1,582 @@
+public import DFUController
+public import DFUTargetAdapter
+import Synchronization
+
+/// The DFU engine's transport over BlueZ: finds the device by scanning, connects, maps the DFU characteristics by
+/// UUID, writes with and without response, and turns `PropertiesChanged(Value)` or an `AcquireNotify` socket into
+/// notifications and `Connected = false` into link loss.
+///
+/// Packets go through an `AcquireWrite` socket when BlueZ offers one (the fast path), else as `WriteValue` commands
+/// sent back to back; a control-point write waits until the socket has handed over every packet, so it never
+/// overtakes them (testrig.md). Before it connects, the transport removes BlueZ's cached object of a disconnected,
+/// unpaired target and waits to see the device advertise again: a GATT cache kept across a reboot into the
+/// bootloader would describe the application's services, not the bootloader's.
+public final class BlueZGATTTransport: GATTTransport {
+    /// How the transport behaves.
+    public struct Options: Sendable {
+        /// Use `AcquireWrite`/`AcquireNotify` sockets where BlueZ offers them (else D-Bus calls only).
+        public var usesAcquiredSockets = true
+        /// Connection attempts per ``connect(_:deadline:)`` (each: scan, `Connect`, service resolution).
+        public var connectionAttempts = 3
+        /// How long the first connection may wait for the device to appear, when longer than the engine's
+        /// connection deadline (`upload --wait`).
+        public var firstSearchTimeout: Duration?
+        /// The longest a single write, read or subscription may take (BlueZ's ATT timeout is 30 s).
+        public var operationTimeout: Duration = .seconds(35)
+        /// The longest BlueZ may take to resolve services after connecting.
+        public var serviceResolutionTimeout: Duration = .seconds(20)
+
+        /// The defaults: acquired sockets, 3 attempts, no extra wait.
+        public init() {}
+    }
+
+    /// Which I/O path a connection uses, for reports.
+    public struct Paths: Sendable, Equatable {
+        /// Packets go through an `AcquireWrite` socket.
+        public var acquiredWrite: Bool
+        /// Notifications come through `AcquireNotify` sockets.
+        public var acquiredNotify: Bool
+    }
+
+    public let clock = ContinuousClock()
+    /// The BlueZ client.
+    public let client: BlueZClient
+    /// The adapter the transport scans and connects with.
+    public let adapter: AdapterInfo
+    private let options: Options
+    private let state: Mutex<State>
+    private let events = EventQueue<GATTEvent>()
+    private let changes = EventQueue<Void>()
+    private let pump = Mutex<Task<Void, Never>?>(nil)
+
+    private struct State {
+        var devices: [String: DeviceInfo] = [:]
+        /// The sighting number of each device's latest advertisement (InterfacesAdded or an RSSI change).
+        var sightings: [String: UInt64] = [:]
+        var sightingCount: UInt64 = 0
+        var session: Session?
+        var hasSearched = false
+        var paths = Paths(acquiredWrite: false, acquiredNotify: false)
+    }
+
+    private struct Session {
+        let devicePath: String
+        var characteristics: [DFUCharacteristic: CharacteristicInfo] = [:]
+        /// Characteristics subscribed with `StartNotify`, by object path.
+        var notifyingPaths: [String: DFUCharacteristic] = [:]
+        var writeSocket: AcquiredSocket?
+        var notifySockets: [DFUCharacteristic: AcquiredSocket] = [:]
+        var isUp = false
+
+        func characteristic(_ role: DFUCharacteristic) throws(GATTTransportError) -> CharacteristicInfo {
+            guard isUp else { throw .linkLost("not connected") }
+            guard let info = characteristics[role] else { throw .failed("the device has no \(role) characteristic") }
+            return info
+        }
+    }
+
+    private init(client: BlueZClient, adapter: AdapterInfo, options: Options, devices: [DeviceInfo]) {
+        self.client = client
+        self.adapter = adapter
+        self.options = options
+        var initial = State()
+        for device in devices where device.adapterPath == adapter.path { initial.devices[device.path] = device }
+        state = Mutex(initial)
+    }
+
+    deinit {
+        pump.withLock { $0?.cancel() }
+        endSession()
+    }
+
+    /// Opens a transport on an adapter.
+    ///
+    /// - Parameters:
+    ///   - client: The BlueZ client.
+    ///   - adapter: The adapter to scan and connect with.
+    ///   - options: The transport's behaviour.
+    /// - Returns: The transport, already following BlueZ's object signals.
+    /// - Throws: ``BlueZError`` when BlueZ cannot be reached.
+    public static func open(
+        client: BlueZClient, adapter: AdapterInfo, options: Options = Options()
+    ) async throws(BlueZError) -> BlueZGATTTransport {
+        let stream = try await client.events()
+        let snapshot = try await client.managedObjects()
+        let transport = BlueZGATTTransport(
+            client: client, adapter: adapter, options: options, devices: snapshot.devices)
+        let task = Task { [weak transport] in
+            for await event in stream {
+                guard let transport else { return }
+                transport.handle(event)
+            }
+        }
+        transport.pump.withLock { $0 = task }
+        return transport
+    }
+
+    /// The I/O paths of the latest connection.
+    public var paths: Paths { state.withLock { $0.paths } }
+
+    // MARK: GATTTransport
+
+    public func connect(_ request: ConnectionRequest, deadline: ContinuousClock.Instant)
+        async throws(GATTTransportError)
+        -> GATTConnection
+    {
+        try await detached { try await self.connectNow(request, deadline: deadline) }
+    }
+
+    private func connectNow(_ request: ConnectionRequest, deadline: ContinuousClock.Instant)
+        async throws(GATTTransportError) -> GATTConnection
+    {
+        self.endSession()
+        self.events.removeAll()
+        var deadline = deadline
+        let isFirst = self.state.withLock { state in
+            defer { state.hasSearched = true }
+            return !state.hasSearched
+        }
+        if isFirst, let patience = self.options.firstSearchTimeout {
+            deadline = max(deadline, self.clock.now.advanced(by: patience))
+        }
+        var attempt = 1
+        while true {
+            do {
+                return try await self.connectOnce(request, deadline: deadline)
+            } catch {
+                self.endSession()
+                switch error {
+                case .linkLost, .timedOut, .failed:
+                    guard attempt < self.options.connectionAttempts, self.clock.now < deadline else { throw error }
+                    attempt += 1
+                case .unavailable, .deviceNotFound, .rejected:
+                    throw error
+                }
+            }
+        }
+    }
+
+    public func enableNotifications(_ characteristic: DFUCharacteristic) async throws(GATTTransportError) {
+        try await detached { try await self.enableNotificationsNow(characteristic) }
+    }
+
+    private func enableNotificationsNow(_ characteristic: DFUCharacteristic) async throws(GATTTransportError) {
+        let info = try self.state.withLock { state throws(GATTTransportError) in
+            try Self.session(state).characteristic(characteristic)
+        }
+        if options.usesAcquiredSockets && info.flags.contains("notify") {
+            let acquired: AcquiredSocket?
+            do {
+                acquired = try await acquire("AcquireNotify", on: info)
+            } catch .notConnected, .doesNotExist {
+                throw .linkLost("AcquireNotify on \(characteristic): the link dropped")
+            } catch {
+                // No socket offered: notifications come as PropertiesChanged instead.
+                acquired = nil
+            }
+            if let socket = acquired {
+                let isUp = state.withLock { state in
+                    guard state.session?.isUp == true else { return false }
+                    state.session?.notifySockets[characteristic] = socket
+                    state.paths.acquiredNotify = true
+                    return true
+                }
+                guard isUp else {
+                    socket.close()
+                    throw .linkLost("the link dropped while acquiring notifications")
+                }
+                socket.watch { [weak self] in self?.receiveNotifications(characteristic, from: socket) ?? false }
+                return
+            }
+        }
+        self.state.withLock { state in
+            state.session?.notifyingPaths[info.path] = characteristic
+            state.paths.acquiredNotify = false
+        }
+        do {
+            try await self.call(info.path, BlueZInterface.characteristic, "StartNotify")
+        } catch .inProgress {
+            // Already notifying for this client: the subscription stands.
+        } catch {
+            throw self.transportError(error, doing: "StartNotify on \(characteristic)")
+        }
+    }
+
+    public func write(_ characteristic: DFUCharacteristic, _ value: [UInt8]) async throws(GATTTransportError) {
+        try await detached { try await self.writeNow(characteristic, value) }
+    }
+
+    private func writeNow(_ characteristic: DFUCharacteristic, _ value: [UInt8]) async throws(GATTTransportError) {
+        let (info, socket) = try self.state.withLock { state throws(GATTTransportError) in
+            let session = try Self.session(state)
+            return (try session.characteristic(characteristic), session.writeSocket)
+        }
+        let deadline = self.clock.now.advanced(by: self.options.operationTimeout)
+        try await socket?.waitUntilSent(deadline: deadline)
+        do {
+            try await self.call(
+                info.path, BlueZInterface.characteristic, "WriteValue",
+                [.bytes(value), .propertyDictionary(["type": .string("request")])])
+        } catch {
+            throw self.transportError(error, doing: "write to \(characteristic)")
+        }
+    }
+
+    public func writeWithoutResponse(_ characteristic: DFUCharacteristic, _ packets: [[UInt8]])
+        async throws(GATTTransportError)
+    {
+        try await detached { try await self.writeWithoutResponseNow(characteristic, packets) }
+    }
+
+    private func writeWithoutResponseNow(_ characteristic: DFUCharacteristic, _ packets: [[UInt8]])
+        async throws(GATTTransportError)
+    {
+        let (info, socket) = try self.state.withLock { state throws(GATTTransportError) in
+            let session = try Self.session(state)
+            return (try session.characteristic(characteristic), session.writeSocket)
+        }
+        let deadline = self.clock.now.advanced(by: self.options.operationTimeout)
+        if let socket, characteristic == .securePacket || characteristic == .legacyPacket {
+            do {
+                try await socket.send(packets, deadline: deadline)
+            } catch {
+                throw self.isUp ? error : .linkLost("the link dropped while sending packets")
+            }
+            return
+        }
+        let options = DBusValue.propertyDictionary(["type": .string("command")])
+        // A bounded window of calls in flight: in order, one round trip per window instead of per packet.
+        var start = 0
+        while start < packets.count {
+            let window = packets[start..<min(packets.count, start + 32)]
+            do {
+                _ = try await self.client.connection.callInOrder(
+                    destination: BlueZInterface.service, path: info.path,
+                    interface: BlueZInterface.characteristic, member: "WriteValue",
+                    argumentLists: window.map { [.bytes($0), options] }, timeout: self.options.operationTimeout)
+            } catch {
+                throw self.transportError(BlueZError(error), doing: "write command to \(characteristic)")
+            }
+            start += window.count
+        }
+    }
+
+    public func read(_ characteristic: DFUCharacteristic) async throws(GATTTransportError) -> [UInt8] {
+        try await detached { try await self.readNow(characteristic) }
+    }
+
+    private func readNow(_ characteristic: DFUCharacteristic) async throws(GATTTransportError) -> [UInt8] {
+        let info = try self.state.withLock { state throws(GATTTransportError) in
+            try Self.session(state).characteristic(characteristic)
+        }
+        do {
+            let reply = try await self.call(
+                info.path, BlueZInterface.characteristic, "ReadValue", [.propertyDictionary([:])])
+            guard let value = reply.first?.bytesValue else {
+                throw GATTTransportError.failed("bluez answered ReadValue on \(characteristic) without a value")
+            }
+            return value
+        } catch let error as GATTTransportError {
+            throw error
+        } catch let error as BlueZError {
+            throw self.transportError(error, doing: "read of \(characteristic)")
+        } catch {
+            throw .failed("read of \(characteristic): \(error)")
+        }
+    }
+
+    public func disconnect() async {
+        await Task {
+            let path = self.state.withLock { state -> String? in
+                guard let session = state.session, session.isUp else { return nil }
+                return session.devicePath
+            }
+            guard let path else { return }
+            self.state.withLock { state in self.linkDown(&state, reason: "disconnected by nrfloader") }
+            _ = try? await self.call(path, BlueZInterface.device, "Disconnect")
+        }.value
+    }
+
+    public func nextEvent(until deadline: ContinuousClock.Instant) async throws(GATTTransportError) -> GATTEvent? {
+        await events.next(until: deadline)
+    }
+
+    // MARK: Connecting
+
+    private func connectOnce(_ request: ConnectionRequest, deadline: ContinuousClock.Instant)
+        async throws(GATTTransportError) -> GATTConnection
+    {
+        let path = try await locate(request, deadline: deadline)
+        state.withLock { $0.session = Session(devicePath: path) }
+        let address = state.withLock { $0.devices[path]?.address } ?? request.address
+        do {
+            try await call(
+                path, BlueZInterface.device, "Connect", timeout: min(remaining(until: deadline), .seconds(30)))
+        } catch .alreadyConnected, .inProgress {
+            // Connected already, or BlueZ is connecting: service resolution below decides.
+        } catch {
+            throw transportError(error, doing: "connect to \(address)")
+        }
+        let resolutionDeadline = min(deadline, clock.now.advanced(by: options.serviceResolutionTimeout))
+        let resolved = await waitUntil(resolutionDeadline) { state -> Bool? in
+            guard let device = state.devices[path] else { return false }
+            return device.isConnected && device.servicesResolved ? true : nil
+        }
+        guard let resolved else {
+            throw .timedOut("bluez did not resolve the services of \(address) in time")
+        }
+        guard resolved else { throw .linkLost("bluez removed \(address) while connecting") }
+        let objects: BlueZObjects
+        do {
+            objects = try await client.managedObjects()
+        } catch {
+            throw transportError(error, doing: "read the services of \(address)")
+        }
+        var characteristics: [DFUCharacteristic: CharacteristicInfo] = [:]
+        for info in objects.characteristics where info.path.hasPrefix(path + "/") {
+            if let role = info.dfuRole { characteristics[role] = info }
+        }
+        var mtu = min(max(characteristics.values.compactMap(\.mtu).max() ?? 23, 23), 517)
+        var socket: AcquiredSocket?
+        if options.usesAcquiredSockets,
+            let packet = characteristics[.securePacket] ?? characteristics[.legacyPacket],
+            packet.flags.contains("write-without-response")
+        {
+            do {
+                let acquired = try await acquire("AcquireWrite", on: packet)
+                socket = acquired
+                mtu = acquired.mtu
+            } catch .notConnected, .doesNotExist {
+                throw .linkLost("\(address) disconnected while acquiring its packet socket")
+            } catch {
+                // No socket offered: packets go as WriteValue commands.
+            }
+        }
+        let isUp = state.withLock { state in
+            guard let device = state.devices[path], device.isConnected, state.session?.devicePath == path else {
+                return false
+            }
+            state.session?.characteristics = characteristics
+            state.session?.writeSocket = socket
+            state.session?.isUp = true
+            state.paths = Paths(acquiredWrite: socket != nil, acquiredNotify: false)
+            return true
+        }
+        guard isUp else {
+            socket?.close()
+            throw .linkLost("\(address) disconnected while connecting")
+        }
+        return GATTConnection(mtu: mtu, characteristics: Set(characteristics.keys), address: address)
+    }
+
+    /// Finds the device the request names: connected already, or seen advertising after its cached object (if
+    /// any) was removed.
+    private func locate(_ request: ConnectionRequest, deadline: ContinuousClock.Instant)
+        async throws(GATTTransportError) -> String
+    {
+        let wanted = Set([request.address] + (request.alternativeAddress.map { [$0] } ?? []))
+        let adapterPath = adapter.path
+        let matches: @Sendable (DeviceInfo) -> Bool = { device in
+            guard device.adapterPath == adapterPath else { return false }
+            if let address = device.address, wanted.contains(address) { return true }
+            return request.advertisedName != nil && device.name == request.advertisedName
+        }
+        let cached = state.withLock { $0.devices.values.filter(matches) }
+        if let connected = cached.first(where: \.isConnected) { return connected.path }
+        for device in cached where !device.isPaired {
+            _ = try? await call(adapter.path, BlueZInterface.adapter, "RemoveDevice", [.objectPath(device.path)])
+        }
+        let baseline = state.withLock { $0.sightingCount }
+        do {
+            try await client.setDiscoveryFilter(DiscoveryFilter(), on: adapter)
+            try await client.startDiscovery(on: adapter)
+        } catch .inProgress {
+            // Another discovery session of ours is running.
+        } catch {
+            throw transportError(error, doing: "start discovery on \(adapter.interfaceName)")
+        }
+        let found = await waitUntil(deadline) { state -> String? in
+            state.devices.values.first { device in
+                matches(device)
+                    && ((state.sightings[device.path] ?? 0) > baseline || (device.isPaired && device.rssi != nil))
+            }?.path
+        }
+        _ = try? await client.stopDiscovery(on: adapter)
+        guard let found else {
+            throw .deviceNotFound("no device advertising as \(describe(request)) on \(adapter.interfaceName)")
+        }
+        return found
+    }
+
+    private func describe(_ request: ConnectionRequest) -> String {
+        var names = [request.address.description]
+        if let alternative = request.alternativeAddress { names.append(alternative.description) }
+        if let name = request.advertisedName { names.append("'\(name)'") }
+        return names.joined(separator: " or ")
+    }
+
+    private func acquire(_ method: String, on info: CharacteristicInfo) async throws(BlueZError) -> AcquiredSocket {
+        let reply = try await call(info.path, BlueZInterface.characteristic, method, [.propertyDictionary([:])])
+        guard reply.count == 2, case .unixFD(let descriptor) = reply[0] else {
+            for case .unixFD(let descriptor) in reply { AcquiredSocket(descriptor: descriptor, mtu: 23).close() }
+            throw .bus(.invalidArgument("\(method) answered with \(reply.map(\.type))"))
+        }
+        return AcquiredSocket(descriptor: descriptor, mtu: reply[1].intValue ?? 23)
+    }
+
+    // MARK: Events
+
+    private func handle(_ event: BlueZEvent) {
+        state.withLock { state in
+            switch event {
+            case .interfacesAdded(let path, let interfaces):
+                guard let properties = interfaces[BlueZInterface.device] else { break }
+                let device = DeviceInfo(path: path, properties: properties)
+                guard device.adapterPath == adapter.path else { break }
+                state.devices[path] = device
+                state.sightingCount += 1
+                state.sightings[path] = state.sightingCount
+            case .interfacesRemoved(let path, let interfaces):
+                guard interfaces.contains(BlueZInterface.device), state.devices.removeValue(forKey: path) != nil
+                else { break }
+                if state.session?.devicePath == path { linkDown(&state, reason: "bluez removed the device") }
+            case .propertiesChanged(let path, BlueZInterface.device, let changed, _):
+                guard let device = state.devices[path] else { break }
+                state.devices[path] = device.updated(with: changed)
+                if changed["RSSI"] != nil {
+                    state.sightingCount += 1
+                    state.sightings[path] = state.sightingCount
+                }
+                if changed["Connected"]?.boolValue == false, state.session?.devicePath == path {
+                    linkDown(&state, reason: "the device disconnected")
+                }
+            case .propertiesChanged(let path, BlueZInterface.characteristic, let changed, _):
+                guard let value = changed["Value"]?.bytesValue, let session = state.session, session.isUp,
+                    let role = session.notifyingPaths[path]
+                else { break }
+                events.push(.notification(role, value))
+            case .propertiesChanged:
+                break
+            }
+        }
+        changes.push(())
+    }
+
+    /// Called on a notify socket's watcher thread; `false` stops the watcher.
+    private func receiveNotifications(_ role: DFUCharacteristic, from socket: AcquiredSocket) -> Bool {
+        state.withLock { state in
+            guard let session = state.session, session.isUp, session.notifySockets[role] === socket else {
+                return false
+            }
+            let (messages, isAtEnd) = socket.receiveAvailable()
+            for message in messages { events.push(.notification(role, message)) }
+            if isAtEnd { linkDown(&state, reason: "bluez closed the notification socket") }
+            return !isAtEnd
+        }
+    }
+
+    /// Marks the link down once: what the notify sockets still hold comes out first, then the link loss.
+    private func linkDown(_ state: inout State, reason: String) {
+        guard var session = state.session, session.isUp else { return }
+        for (role, socket) in session.notifySockets.sorted(by: { $0.key.uuid < $1.key.uuid }) {
+            for message in socket.receiveAvailable().messages { events.push(.notification(role, message)) }
+            socket.close()
+        }
+        session.writeSocket?.close()
+        session.notifySockets.removeAll()
+        session.writeSocket = nil
+        session.notifyingPaths.removeAll()
+        session.isUp = false
+        state.session = session
+        events.push(.disconnected(reason: reason))
+    }
+
+    private func endSession() {
+        state.withLock { state in
+            guard let session = state.session else { return }
+            session.writeSocket?.close()
+            for socket in session.notifySockets.values { socket.close() }
+            state.session = nil
+        }
+    }
+
+    private var isUp: Bool { state.withLock { $0.session?.isUp == true } }
+
+    private static func session(_ state: State) throws(GATTTransportError) -> Session {
+        guard let session = state.session else { throw .linkLost("not connected") }
+        return session
+    }
+
+    /// Waits until `condition` gives a value (re-checked on every BlueZ event), or `nil` at the deadline.
+    private func waitUntil<T: Sendable>(
+        _ deadline: ContinuousClock.Instant, _ condition: @Sendable (State) -> T?
+    ) async -> T? {
+        while true {
+            changes.removeAll()
+            if let value = state.withLock({ condition($0) }) { return value }
+            guard await changes.next(until: deadline) != nil else {
+                return state.withLock { condition($0) }
+            }
+        }
+    }
+
+    private func remaining(until deadline: ContinuousClock.Instant) -> Duration {
+        max(clock.now.duration(to: deadline), .milliseconds(1))
+    }
+
+    // MARK: Calls and errors
+
+    @discardableResult
+    private func call(
+        _ path: String, _ interface: String, _ member: String, _ arguments: [DBusValue] = [],
+        timeout: Duration? = nil
+    ) async throws(BlueZError) -> [DBusValue] {
+        do {
+            return try await client.connection.call(
+                destination: BlueZInterface.service, path: path, interface: interface, member: member,
+                arguments: arguments, timeout: timeout ?? options.operationTimeout)
+        } catch {
+            throw BlueZError(error)
+        }
+    }
+
+    /// Sorts a BlueZ failure by what the user can do about it; a failure while the link is down is link loss.
+    private func transportError(_ error: BlueZError, doing operation: String) -> GATTTransportError {
+        let text = "\(operation): \(error)"
+        switch error {
+        case .busUnavailable, .notRunning, .permissionDenied, .noAdapter, .adapterPoweredOff, .notReady:
+            return .unavailable(text)
+        case .bus(.timedOut):
+            return .timedOut(text)
+        case .bus(.disconnected):
+            return .unavailable("\(operation): the system bus connection closed")
+        case _ where state.withLock({ $0.session.map { !$0.isUp } ?? false }):
+            return .linkLost("\(operation): the link dropped")
+        case .notConnected, .doesNotExist:
+            return .linkLost(text)
+        case .notPermitted, .notAuthorized, .invalidValueLength, .invalidOffset, .notSupported:
+            return .rejected(text)
+        case .failed(let cause):
+            return "\(cause)".contains("ATT error") ? .rejected(text) : .failed(text)
+        default:
+            return .failed(text)
+        }
+    }
+
+    /// Runs `body` in a task of its own, so that cancelling the caller does not abandon a BlueZ call half way
+    /// (the engine's clean-up writes must still go out; only ``nextEvent(until:)`` reacts to cancellation).
+    private func detached<T: Sendable>(
+        _ body: @escaping @Sendable () async throws -> T
+    ) async throws(GATTTransportError) -> T {
+        let result = await Task { () async -> Result<T, GATTTransportError> in
+            do {
+                return .success(try await body())
+            } catch let error as GATTTransportError {
+                return .failure(error)
+            } catch {
+                return .failure(.failed("\(error)"))
+            }
+        }.value
+        return try result.get()
+    }
+}
