@@ -52,6 +52,17 @@ run "$NRFUTIL" pkg generate --hw-version 52 --sd-req 0x0101 --application-versio
     --application "$blinky" --key-file "$key" "$out/nrfutil617-blinky-ecdsa-boot-signed.zip"
 run "$NRFUTIL" pkg generate --hw-version 52 --sd-req 0x0101 --application-version 2 \
     --application "$selftest" --key-file "$key" "$out/nrfutil617-selftest-signed.zip"
+# Multi-part: SoftDevice + bootloader, then the application. The SoftDevice (12 KiB at 0x1000) and bootloader
+# (6 KiB at 0x78000) are seeded random bytes: the package's shape matters here, not their contents.
+scratch=$(mktemp -d)
+python3 -c "import random, sys; r = random.Random(7)
+for name, size in (('sd', 12288), ('bl', 6144)): open(sys.argv[1] + '/' + name + '.bin', 'wb').write(r.randbytes(size))" "$scratch"
+objcopy -I binary -O ihex --change-addresses 0x1000 "$scratch/sd.bin" "$scratch/sd.hex"
+objcopy -I binary -O ihex --change-addresses 0x78000 "$scratch/bl.bin" "$scratch/bl.hex"
+run "$NRFUTIL" pkg generate --hw-version 52 --sd-req 0x0101 --sd-id 0x0101 --softdevice "$scratch/sd.hex" \
+    --bootloader "$scratch/bl.hex" --bootloader-version 2 --application "$blinky" --application-version 1 \
+    --key-file "$key" "$out/nrfutil617-sd-bl-app-signed.zip"
+rm -rf "$scratch"
 
 # adafruit-nrfutil 0.5.3.post16, legacy DFU (packed init packets). --dfu-ver 0.7 and signed 0.8 fail in this
 # version on Python 3 (README.md quotes the errors), so only 0.5 and 0.6 are here.
