@@ -151,15 +151,18 @@ struct UploadCommand: AsyncParsableCommand {
         let upload = Task { () -> UploadResult in
             let renderer = UploadRenderer(mode: mode)
             renderer.begin(firmware, target: targetName)
-            let outcome = await DFUTargetAdapter(transport: transport, controller: controller).run {
-                renderer.handle($0)
+            var deviceWasReached = false
+            let outcome = await DFUTargetAdapter(transport: transport, controller: controller).run { event in
+                if case .phase(let report) = event, report.phase != .connecting { deviceWasReached = true }
+                renderer.handle(event)
             }
             switch outcome {
             case .completed(let summary):
                 renderer.finish(summary)
                 return .completed
             case .failed(let error, let transportError):
-                let failure = UploadFailure(error: error, transportError: transportError)
+                let failure = UploadFailure(
+                    error: error, transportError: transportError, deviceWasReached: deviceWasReached)
                 renderer.fail(failure.description, status: failure.exitStatus)
                 return .failed(failure)
             }

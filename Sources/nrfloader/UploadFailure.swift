@@ -5,6 +5,9 @@ import DFUTargetAdapter
 struct UploadFailure: Error, Sendable, CustomStringConvertible {
     var error: DFUError
     var transportError: GATTTransportError?
+    /// Whether the device was connected at some point: one that then vanishes is a temporary failure, not an
+    /// absent device.
+    var deviceWasReached = false
 
     var description: String { "\(error)" }
 
@@ -17,7 +20,8 @@ struct UploadFailure: Error, Sendable, CustomStringConvertible {
         case .timedOut, .crcMismatchPersisted, .reconnectsExhausted: .temporaryFailure
         case .transport:
             switch transportError {
-            case .unavailable, .deviceNotFound: .unavailable
+            case .deviceNotFound: deviceWasReached ? .temporaryFailure : .unavailable
+            case .unavailable: .unavailable
             case .rejected: .protocolError
             case .linkLost, .timedOut, .failed, nil: .temporaryFailure
             }
