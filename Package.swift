@@ -82,6 +82,12 @@ let package = Package(
             path: "Benchmarks/DFUThroughput",
             swiftSettings: strictSwift6
         ),
+        .executableTarget(
+            name: "bluez-benchmark",
+            dependencies: ["BlueZTransport", "DFUController", "DFUTargetAdapter", "DFUPackage"],
+            path: "Benchmarks/BlueZThroughput",
+            swiftSettings: strictSwift6
+        ),
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSwift6),
         .testTarget(name: "DFUPackageTests", dependencies: ["DFUPackage", "TestSupport"], swiftSettings: strictSwift6),
         .testTarget(
