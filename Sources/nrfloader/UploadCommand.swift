@@ -109,7 +109,11 @@ struct UploadCommand: AsyncParsableCommand {
         let transport = try await BlueZGATTTransport.open(client: client, adapter: chosen, options: options)
         let label =
             name.map { "'\($0)' (\(address)) via \(chosen.interfaceName)" } ?? "\(address) via \(chosen.interfaceName)"
-        try await upload(firmware, to: address, named: label, over: transport)
+        try await upload(firmware, to: address, named: label, over: transport) {
+            let paths = transport.paths
+            return "link: packets via \(paths.acquiredWrite ? "AcquireWrite socket" : "D-Bus WriteValue"), "
+                + "notifications via \(paths.acquiredNotify ? "AcquireNotify socket" : "D-Bus PropertiesChanged")"
+        }
     }
 
     /// The one device advertising `name` exactly, scanning in 3-second rounds (until `--timeout` with `--wait`).
@@ -140,7 +144,8 @@ struct UploadCommand: AsyncParsableCommand {
 
     /// Runs the engine over `transport`, rendering progress; Ctrl-C cancels it cleanly.
     private func upload<Transport: GATTTransport>(
-        _ firmware: FirmwareInput, to address: BluetoothAddress, named targetName: String, over transport: Transport
+        _ firmware: FirmwareInput, to address: BluetoothAddress, named targetName: String, over transport: Transport,
+        describeLink: (@Sendable () -> String)? = nil
     ) async throws {
         let controller = DFUController(
             firmware: firmware.firmware, target: address, configuration: engineOptions.configuration)
@@ -155,6 +160,10 @@ struct UploadCommand: AsyncParsableCommand {
             let outcome = await DFUTargetAdapter(transport: transport, controller: controller).run { event in
                 if case .phase(let report) = event, report.phase != .connecting { deviceWasReached = true }
                 renderer.handle(event)
+            }
+            if let link = describeLink?(), deviceWasReached {
+                renderer.handle(.log(link))
+                if mode == .lines || mode == .terminal { Console.note(link) }
             }
             switch outcome {
             case .completed(let summary):

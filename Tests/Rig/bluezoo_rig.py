@@ -102,23 +102,31 @@ _original_connect = Device.connect
 
 
 async def _connect(self, uuid=None):
-    if not self.services:
-        return await _original_connect(self, uuid)
-    served = {id(obj) for app in self.peer_adapter.gatt_apps.values() for obj in app.objects.values()}
-    kept = {id(link.client) for link in self.services.values()}
-    if served != kept:
+    server_path = _device_path(self.peer_adapter, self.adapter.address)
+    if self.services:
+        served = {id(obj) for app in self.peer_adapter.gatt_apps.values() for obj in app.objects.values()}
+        kept = {id(link.client) for link in self.services.values()}
+        if served == kept:
+            await self.peer_adapter.add_device(self.peer)
+            await _set_link_up(self, self.peer_adapter.devices.get(server_path))
+            return
         for link in list(self.services.values()):
             self.peer_adapter.mock.remove_object(link)
         self.services.clear()
-        return await _original_connect(self, uuid)
-    await self.peer_adapter.add_device(self.peer)
-    server_view = self.peer_adapter.devices.get(_device_path(self.peer_adapter, self.adapter.address))
-    for device in (server_view, self):
-        if device is not None and not device.connected:
-            await device.Connected.set_async(True)
-    for device in (server_view, self):
-        if device is not None and not device.services_resolved:
-            await device.ServicesResolved.set_async(True)
+    await _original_connect(self, uuid)
+    # bluezoo marks a fresh peer object connected, which is not the exported one when the peripheral already
+    # knew this central (a second connection): the peripheral would never see it. Real BlueZ reports every
+    # connection on the object it exports.
+    await _set_link_up(self, self.peer_adapter.devices.get(server_path))
+
+
+async def _set_link_up(device, server_view) -> None:
+    for side in (server_view, device):
+        if side is not None and not side.connected:
+            await side.Connected.set_async(True)
+    for side in (server_view, device):
+        if side is not None and not side.services_resolved:
+            await side.ServicesResolved.set_async(True)
 
 
 Device.connect = _connect

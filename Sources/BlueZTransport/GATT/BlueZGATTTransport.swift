@@ -23,6 +23,8 @@ public final class BlueZGATTTransport: GATTTransport {
         public var firstSearchTimeout: Duration?
         /// The longest a single write, read or subscription may take (BlueZ's ATT timeout is 30 s).
         public var operationTimeout: Duration = .seconds(35)
+        /// The pause before the second connection attempt; each later attempt waits one more of these.
+        public var retryDelay: Duration = .milliseconds(500)
         /// The longest BlueZ may take to resolve services after connecting.
         public var serviceResolutionTimeout: Duration = .seconds(20)
 
@@ -148,6 +150,8 @@ public final class BlueZGATTTransport: GATTTransport {
                 switch error {
                 case .linkLost, .timedOut, .failed:
                     guard attempt < self.options.connectionAttempts, self.clock.now < deadline else { throw error }
+                    // A device that just reset may still be on its way down: give it time before the next try.
+                    try? await Task.sleep(for: self.options.retryDelay * attempt)
                     attempt += 1
                 case .unavailable, .deviceNotFound, .rejected:
                     throw error
@@ -332,8 +336,14 @@ public final class BlueZGATTTransport: GATTTransport {
         } catch {
             throw transportError(error, doing: "read the services of \(address)")
         }
+        let exported = objects.characteristics.filter { $0.path.hasPrefix(path + "/") }
+        guard !exported.isEmpty else {
+            // A device that is going away (reset, power loss) can still take the connection while its GATT server
+            // is gone: no characteristic at all is a failed attempt, not a device without DFU.
+            throw .linkLost("\(address) connected without any GATT characteristic")
+        }
         var characteristics: [DFUCharacteristic: CharacteristicInfo] = [:]
-        for info in objects.characteristics where info.path.hasPrefix(path + "/") {
+        for info in exported {
             if let role = info.dfuRole { characteristics[role] = info }
         }
         var mtu = min(max(characteristics.values.compactMap(\.mtu).max() ?? 23, 23), 517)
