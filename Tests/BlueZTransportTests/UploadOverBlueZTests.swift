@@ -6,9 +6,10 @@ import Testing
     import Glibc
 #endif
 
-/// `nrfloader upload` through BlueZ, as a user runs it: the CLI against `nrfloader simulate`, both on the rig's
-/// private bus with bluezoo in between (issue 5, item 7). Every image the simulated device activates is compared
-/// byte for byte with what was sent.
+/// `nrfloader upload` through BlueZ against `nrfloader simulate`, as a user runs them.
+///
+/// Both run on the rig's private bus with bluezoo in between (issue 5, item 7). Every image the simulated device
+/// activates is compared byte for byte with what was sent.
 @Suite("upload over BlueZ", .tags(.integration), .enabled(if: BlueZRig.isAvailable, BlueZRig.unavailableReason))
 struct UploadOverBlueZTests {
     static let root = TestPaths.repositoryRoot.path
