@@ -69,7 +69,7 @@ struct UploadOverBlueZTests {
             upload: ["--target", peripheral, packages + "/nrfutil617-blinky-signed.zip"], expected: blinky),
         Input(
             label: "legacy package", simulate: ["--kind", "legacy", "--sd-id", "0x0101"],
-            upload: ["--target", peripheral, packages + "/adafruit-blinky-dfu06.zip"], expected: blinky),
+            upload: ["--target", peripheral, packages + "/adafruit-blinky-dfu05.zip"], expected: blinky),
         Input(
             label: "multi-part package", simulate: secureDevice,
             upload: ["--target", peripheral, packages + "/nrfutil617-sd-bl-app-signed.zip"],
