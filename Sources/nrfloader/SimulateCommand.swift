@@ -1,8 +1,140 @@
 import ArgumentParser
+import BlueZTransport
+import DFUSimulator
+import SimulatedPeripheral
 
-/// `nrfloader simulate`: placeholder, being written.
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `nrfloader simulate`: a simulated Nordic DFU target served through BlueZ, for a central to update.
 struct SimulateCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "simulate", abstract: "Not yet available.")
+    static let configuration = CommandConfiguration(
+        commandName: "simulate",
+        abstract: "Play a Nordic DFU target over BlueZ: a simulated bootloader or application a central can update.",
+        discussion: """
+            Registers the simulated device's GATT services and advertisement on the adapter and serves it until \
+            Ctrl-C (or --exit-after). stdout gets one line when it is ready and one per activation or reboot \
+            ('ready: …', 'activated: …', 'advertising: …'), or JSON Lines with --json; stderr gets the device's \
+            log. A bootloader that wants address + 1 moves to an adapter with that address if there is one.
+            """
+    )
 
-    func run() async throws {}
+    @Option(help: "The adapter to advertise on, e.g. hci1 (default: the first powered adapter).")
+    var adapter: String?
+
+    @Option(help: "The device to play; buttonless is an application with Secure buttonless DFU.")
+    var kind: SimulatedTargetKind = .secure
+
+    @Option(help: "The advertised name of the mode it starts in (default DfuTarg, or Nordic_App for buttonless).")
+    var name: String?
+
+    @Option(help: "The ATT MTU a central is taken to request (23-517).")
+    var mtu: Int = 247
+
+    @Flag(help: "Refuse AcquireWrite/AcquireNotify, so a central must use WriteValue and StartNotify.")
+    var noAcquire = false
+
+    @Option(help: "Secure: the hardware version the bootloader accepts.")
+    var hwVersion: UInt32 = 52
+
+    @Option(
+        name: .customLong("sd-id"), help: "The installed SoftDevice's firmware id (default 0xA8 secure, 0x87 legacy).")
+    var softDevice: AddressArgument?
+
+    @Option(
+        help: ArgumentHelp(
+            "Secure: check init packet signatures with this key's public part (default: no check).", valueName: "pem"))
+    var key: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Write each activated image into this directory (application.bin, softdevice.bin, bootloader.bin).",
+            valueName: "dir"))
+    var saveImages: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Exit after this many activations, once the device advertises its new firmware.", valueName: "n"))
+    var exitAfter: Int?
+
+    @Option(help: "Flash timing: nrf52 (the Secure default), nrf51 (the legacy default), or instant.")
+    var flash: FlashModel?
+
+    @Option(help: "Inject a fault into the simulated device (repeatable), e.g. disconnect@6000, drop-packet@40.")
+    var simFault: [String] = []
+
+    @Option(help: "Seed for random faults (drop-packet~0.01).")
+    var simSeed: UInt64 = 0
+
+    @OptionGroup var outputOptions: OutputOptions
+
+    func validate() throws {
+        guard (23...517).contains(mtu) else { throw ValidationError("--mtu must be 23 to 517") }
+        if let exitAfter, exitAfter < 1 { throw ValidationError("--exit-after must be at least 1") }
+        if let softDevice, softDevice.value > 0xFFFF { throw ValidationError("--sd-id must be at most 0xFFFF") }
+        for text in simFault {
+            do { _ = try FaultSpecification.parse(text) } catch { throw ValidationError("--sim-fault: \(error)") }
+        }
+    }
+
+    func run() async throws {
+        if let saveImages { try Self.checkDirectory(saveImages) }
+        var secure = SecureBootloaderOptions()
+        secure.hardwareVersion = hwVersion
+        if let softDevice { secure.softDeviceFWID = UInt32(softDevice.value) }
+        if let key { secure.signature = try .verified(keyFile: key) }
+        var configuration = SimulatorOptions.configuration(
+            kind, secure: secure, legacySoftDevice: softDevice.map { UInt16($0.value) },
+            faults: try SimulatorOptions.faultPlan(simFault, seed: simSeed))
+        if let flash { configuration.flash = flash.timing(pageSize: configuration.flash.pageSize) }
+        if let name {
+            if kind == .buttonless { configuration.applicationName = name } else { configuration.bootloaderName = name }
+        }
+        let client = try await BlueZClient.connect()
+        let chosen = try await client.adapter(named: adapter)
+        guard let address = chosen.address.flatMap({ DeviceAddress($0.description) }) else {
+            throw BlueZError.noAdapter(requested: chosen.interfaceName)
+        }
+        let peripheral = SimulatedPeripheral(
+            client: client, adapter: chosen, device: .advertising(configuration, at: address),
+            options: SimulatedPeripheralOptions(mtu: mtu, offersAcquire: !noAcquire))
+        let renderer = SimulateRenderer(
+            json: outputOptions.json, quiet: outputOptions.quiet, imageDirectory: saveImages, exitAfter: exitAfter,
+            stop: { peripheral.stop() })
+        Interrupts.onFirstInterrupt { peripheral.stop() }
+        try await peripheral.run { renderer.handle($0) }
+        if let failure = renderer.failure { throw failure }
+    }
+
+    /// Fails unless `path` is a directory, before anything is registered.
+    private static func checkDirectory(_ path: String) throws {
+        var information = stat()
+        guard stat(path, &information) == 0 else {
+            throw CLIError.cannotCreateOutput(path: path, reason: InputFile.describeErrno())
+        }
+        guard information.st_mode & S_IFMT == S_IFDIR else {
+            throw CLIError.cannotCreateOutput(path: path, reason: "not a directory")
+        }
+    }
+}
+
+extension SimulatedTargetKind: ExpressibleByArgument {}
+
+/// `simulate --flash`: how long the simulated device's flash takes.
+enum FlashModel: String, ExpressibleByArgument, CaseIterable {
+    /// nRF52 maxima (85 ms per page erase, 41 µs per word).
+    case nrf52
+    /// nRF51 (22 ms per 1 KiB page erase, 48 µs per word).
+    case nrf51
+    /// No flash time at all: the link and the protocol alone (benchmarks).
+    case instant
+
+    func timing(pageSize: Int) -> FlashTiming {
+        switch self {
+        case .nrf52: .nRF52
+        case .nrf51: .nRF51
+        case .instant: FlashTiming(pageSize: pageSize, pageErase: .zero, wordWrite: .zero)
+        }
+    }
 }

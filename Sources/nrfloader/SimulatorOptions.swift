@@ -1,5 +1,6 @@
 import ArgumentParser
 import DFUPackage
+import DFUSigning
 import DFUSimulator
 import FirmwareInput
 
@@ -27,30 +28,48 @@ struct SimulatorOptions: ParsableArguments {
 
     /// The simulated device for `kind`, set up to accept `input` (its hardware version and SoftDevice).
     func device(_ kind: SimulatedTargetKind, for input: FirmwareInput) throws -> SimulatedDevice {
-        let faults = FaultPlan(seed: simSeed, faults: try simFault.map { try FaultSpecification.parse($0) })
+        let faults = try Self.faultPlan(simFault, seed: simSeed)
         let requirements = SimulatedRequirements(input.package)
         var secure = SecureBootloaderOptions()
         secure.hardwareVersion = requirements.hardwareVersion ?? 52
         secure.softDeviceFWID = requirements.softDevice
-        let configuration: SimulatorConfiguration
+        return SimulatedDevice(
+            configuration: Self.configuration(
+                kind, secure: secure, legacySoftDevice: requirements.legacySoftDevice, faults: faults))
+    }
+
+    /// The faults of `--sim-fault` texts and `--sim-seed`.
+    static func faultPlan(_ texts: [String], seed: UInt64) throws -> FaultPlan {
+        FaultPlan(seed: seed, faults: try texts.map { try FaultSpecification.parse($0) })
+    }
+
+    /// The configuration of a simulated device of `kind`.
+    ///
+    /// - Parameters:
+    ///   - kind: The kind of device.
+    ///   - secure: The Secure bootloader's options (`secure`, `buttonless`).
+    ///   - legacySoftDevice: The legacy SDK 11 bootloader's SoftDevice, `nil` for its default.
+    ///   - faults: Faults to inject.
+    /// - Returns: The configuration, at the simulator's default address.
+    static func configuration(
+        _ kind: SimulatedTargetKind, secure: SecureBootloaderOptions, legacySoftDevice: UInt16?, faults: FaultPlan
+    ) -> SimulatorConfiguration {
         switch kind {
         case .secure:
-            configuration = SimulatorConfiguration(bootloader: .secure(secure), faults: faults)
+            return SimulatorConfiguration(bootloader: .secure(secure), faults: faults)
         case .buttonless:
-            configuration = SimulatorConfiguration(
+            return SimulatorConfiguration(
                 bootloader: .secure(secure), buttonless: .secureWithoutBonds,
                 installedApplication: [UInt8](repeating: 0xA5, count: 4096), faults: faults)
         case .legacy:
             var legacy = LegacyBootloaderOptions(generation: .sdk11)
             // An nRF52832 with S132 2.0 and the SDK 11 dual-bank bootloader: (0x7A000 − 0x1C000) / 2 per bank.
             legacy.bankSize = 0x2_F000
-            if let softDevice = requirements.legacySoftDevice { legacy.softDeviceFWID = softDevice }
-            configuration = SimulatorConfiguration(bootloader: .legacy(legacy), faults: faults)
+            if let legacySoftDevice { legacy.softDeviceFWID = legacySoftDevice }
+            return SimulatorConfiguration(bootloader: .legacy(legacy), faults: faults)
         case .legacyV1:
-            configuration = SimulatorConfiguration(
-                bootloader: .legacy(LegacyBootloaderOptions(generation: .v1)), faults: faults)
+            return SimulatorConfiguration(bootloader: .legacy(LegacyBootloaderOptions(generation: .v1)), faults: faults)
         }
-        return SimulatedDevice(configuration: configuration)
     }
 }
 
@@ -92,5 +111,60 @@ struct SimulatedRequirements {
                 legacySoftDevice = legacySoftDevice ?? packet.softdeviceReq.first { $0 != 0xFFFE }
             }
         }
+    }
+}
+
+extension SimulatedDevice {
+    /// A device of `configuration` that first advertises at `address`: kinds that start in a bootloader at the
+    /// application's address + 1 get the application address one below, so that the adapter's own address is
+    /// where a central finds the device.
+    ///
+    /// - Parameters:
+    ///   - configuration: The device; its address is replaced.
+    ///   - address: The adapter's address.
+    /// - Returns: The device.
+    static func advertising(_ configuration: SimulatorConfiguration, at address: DeviceAddress) -> SimulatedDevice {
+        var configuration = configuration
+        configuration.address = address
+        let device = SimulatedDevice(configuration: configuration)
+        guard device.advertisement?.address == address.bootloaderAddress else { return device }
+        var below = address.bytes
+        below[5] &-= 1
+        configuration.address = DeviceAddress(bytes: below)
+        return SimulatedDevice(configuration: configuration)
+    }
+}
+
+extension SignaturePolicy {
+    /// Signatures required and checked with the public part of a key file, as an SDK bootloader built with that
+    /// key checks them (applications too: `NRF_DFU_REQUIRE_SIGNED_APP_UPDATE` is 1 in the SDK examples).
+    ///
+    /// - Parameter path: A PEM public or private key, or Nordic's 64-byte public key (raw or hex).
+    /// - Returns: The policy.
+    /// - Throws: ``CLIError`` when the file cannot be read, `DFUSigningError` when it holds no usable key.
+    static func verified(keyFile path: String) throws -> SignaturePolicy {
+        let contents = try InputFile(path: path).readAll()
+        let verifier: InitPacketVerifier
+        do {
+            verifier = try InitPacketVerifier(keyFile: contents, file: path)
+        } catch .expectedPublicKey {
+            verifier = try InitPacketSigner(pem: String(decoding: contents, as: UTF8.self), file: path).verifier
+        }
+        return .verified(
+            publicKey: verifier.nordicPublicKey, verifier: InitPacketSignatureVerifier(),
+            requiresSignedApplication: true)
+    }
+}
+
+/// The simulated bootloader's signature check, done with the project's own verifier (swift-crypto).
+struct InitPacketSignatureVerifier: SignatureVerifier {
+    func isValidSignature(_ signature: [UInt8], of message: [UInt8], publicKey: [UInt8]) -> Bool {
+        guard let verifier = try? InitPacketVerifier(nordicPublicKey: publicKey, file: "bootloader key") else {
+            return false
+        }
+        let signed = SignedMessage(
+            message: message, signatureType: .ecdsaP256SHA256,
+            signature: SignedMessage.swappingHalvesByteOrder(signature))
+        return (try? verifier.check(signed, file: "init packet")) == .valid
     }
 }

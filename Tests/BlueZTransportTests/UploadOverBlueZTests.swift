@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -178,16 +179,21 @@ struct UploadOverBlueZTests {
                 ],
                 environment: ["DBUS_SYSTEM_BUS_ADDRESS": rig.bus.address])
             // Killed once the first 4 KiB data object is executed (the init packet's Execute comes first): the
-            // transfer is under way.
-            let executed = try await withDeadline(.seconds(30)) {
-                while firstRun.log.components(separatedBy: "notify secure control point: 60 04 01").count < 3 {
-                    try await Task.sleep(for: .milliseconds(20))
+            // transfer is under way. A thread of its own watches, so that busy test threads cannot delay the kill.
+            let killed = KillSwitch()
+            Thread {
+                let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+                while ContinuousClock.now < deadline {
+                    if firstRun.log.components(separatedBy: "notify secure control point: 60 04 01").count >= 3 {
+                        firstRun.stop()
+                        killed.fired.withLock { $0 = true }
+                        return
+                    }
+                    usleep(5000)
                 }
-                return true
-            }
-            #expect(executed == true, "\(firstRun.log)")
-            firstRun.stop()
+            }.start()
             let result = child.wait()
+            #expect(killed.fired.withLock { $0 }, "\(firstRun.log)")
             #expect(result.status == 75, "\(result.stderrText)")
             #expect(result.stderrText.hasSuffix("\n"))
             #expect(result.stderrText.split(separator: "\n").last?.hasPrefix("Error: ") == true, "\(result.stderrText)")
@@ -253,4 +259,9 @@ struct UploadOverBlueZTests {
             result.stderrText
                 == "Error: bluetooth is not available: bluez (org.bluez) is not running on the system bus\n")
     }
+}
+
+/// Whether the watcher thread of ``UploadOverBlueZTests/targetKilled()`` killed the target.
+private final class KillSwitch: Sendable {
+    let fired = Mutex(false)
 }

@@ -127,8 +127,33 @@ struct LegacyReference: Sendable, CustomTestStringConvertible {
 @Suite struct ReferencePackageTests {
     @Test("every package in Tests/Data/packages has an expectation")
     func everyZipIsListed() throws {
-        let listed = (SecureReference.all.map(\.zip) + LegacyReference.all.map(\.zip)).sorted()
+        let listed = (SecureReference.all.map(\.zip) + LegacyReference.all.map(\.zip) + [Self.multiPart]).sorted()
         #expect(try ReferencePackages.allZips() == listed)
+    }
+
+    static let multiPart = "nrfutil617-sd-bl-app-signed.zip"
+
+    @Test("decodes nrfutil 6.1.7's SoftDevice+bootloader then application package into its two parts, in order")
+    func decodesMultiPartPackage() throws {
+        let zip = try ReferencePackages.bytes(Self.multiPart)
+        #expect(hexString(SHA256.hash(zip)) == "591ff896df16ddf1a220c8693604f4ec75f7a880b3ab63069685c4508e92d099")
+        let package = try DFUPackage(zip: zip, name: Self.multiPart)
+        #expect(package.parts.map(\.imageType) == [.softdeviceBootloader, .application])
+        let combined = try #require(package.parts.first)
+        #expect(combined.binFile == "sd_bl.bin")
+        #expect(combined.sizes == DFUPackage.ImageSizes(softdevice: 12288, bootloader: 6144))
+        #expect(combined.firmware.count == 18432)
+        guard case .secure(let packet) = combined.initPacket, let command = packet.command.initCommand else {
+            Issue.record("not a secure init packet")
+            return
+        }
+        #expect(command.type == .softdeviceBootloader)
+        #expect(command.sdSize == 12288 && command.blSize == 6144 && command.appSize == 0)
+        #expect(command.fwVersion == 2)
+        #expect(command.sdReq == [0x101])
+        #expect(packet.signature?.bytes.count == 64)
+        let application = try #require(package.parts.last)
+        #expect(application.firmware == (try ReferencePackages.firmware("blinky-pca10040.bin")))
     }
 
     @Test("the committed example images are the ones the packages were made from")

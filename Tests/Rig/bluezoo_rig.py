@@ -113,10 +113,13 @@ async def _connect(self, uuid=None):
         for link in list(self.services.values()):
             self.peer_adapter.mock.remove_object(link)
         self.services.clear()
-    await _original_connect(self, uuid)
     # bluezoo marks a fresh peer object connected, which is not the exported one when the peripheral already
     # knew this central (a second connection): the peripheral would never see it. Real BlueZ reports every
-    # connection on the object it exports.
+    # connection on the object it exports, before the central can send its first request.
+    server_view = self.peer_adapter.devices.get(server_path)
+    if server_view is not None and not server_view.connected:
+        await server_view.Connected.set_async(True)
+    await _original_connect(self, uuid)
     await _set_link_up(self, self.peer_adapter.devices.get(server_path))
 
 

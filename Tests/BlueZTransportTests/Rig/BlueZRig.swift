@@ -16,6 +16,8 @@ final class BlueZRig: Sendable {
     let bus: PrivateBus
     let bluezooPID: pid_t
     private let children: Mutex<[RigProcess]>
+    /// Run by ``stop()`` before the children are killed (helpers that manage their own processes register here).
+    private let stopActions = Mutex<[@Sendable () -> Void]>([])
 
     /// The two adapters bluezoo starts with: hci0 is the central, hci1 plays peripherals.
     static let adapterAddresses = ["00:11:22:33:44:01", "C0:DE:00:00:00:02"]
@@ -85,8 +87,18 @@ final class BlueZRig: Sendable {
         (try? String(contentsOfFile: bus.directory.file("rig.log"), encoding: .utf8)) ?? ""
     }
 
+    /// Makes ``stop()`` run `action` first: for helpers (in extensions) that start processes of their own.
+    func onStop(_ action: @escaping @Sendable () -> Void) {
+        stopActions.withLock { $0.append(action) }
+    }
+
     /// Kills and reaps every child, then the bus.
     func stop() {
+        let actions = stopActions.withLock { actions in
+            defer { actions.removeAll() }
+            return actions
+        }
+        for action in actions { action() }
         let running = children.withLock { children in
             defer { children.removeAll() }
             return children

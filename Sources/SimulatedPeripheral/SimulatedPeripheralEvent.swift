@@ -1,0 +1,75 @@
+public import BlueZTransport
+public import DFUSimulator
+
+/// How a ``SimulatedPeripheral`` presents itself to BlueZ.
+public struct SimulatedPeripheralOptions: Sendable {
+    /// The ATT MTU a central is taken to ask for when it connects, and the `MTU` property before it does.
+    ///
+    /// BlueZ's D-Bus API does not tell a GATT server the MTU a central requested, so the simulated device
+    /// negotiates against this value. 247 is what an SDK 15+ bootloader and most phones settle on.
+    public var mtu: Int
+    /// Whether `AcquireWrite` and `AcquireNotify` are offered (and `WriteAcquired`/`NotifyAcquired` exposed).
+    ///
+    /// Without them a central must use `WriteValue` and `StartNotify`; BlueZ answers its `Acquire*` calls with
+    /// `org.bluez.Error.NotSupported`.
+    public var offersAcquire: Bool
+
+    /// Creates options.
+    ///
+    /// - Parameters:
+    ///   - mtu: The ATT MTU a central is taken to ask for (23 to 517).
+    ///   - offersAcquire: Whether `AcquireWrite` and `AcquireNotify` are offered.
+    public init(mtu: Int = 247, offersAcquire: Bool = true) {
+        precondition((23...517).contains(mtu), "an ATT MTU is 23 to 517, got \(mtu)")
+        self.mtu = mtu
+        self.offersAcquire = offersAcquire
+    }
+}
+
+/// The device as it is on the air: registered on an adapter with its GATT database and advertisement.
+public struct PeripheralRegistration: Sendable, Equatable {
+    /// The adapter that serves the device.
+    public var adapter: AdapterInfo
+    /// The device's mode, the address it wants and its name.
+    public var advertisement: Advertisement
+    /// The advertised service UUIDs, upper case, 128-bit form.
+    public var serviceUUIDs: [String]
+    /// The characteristics of the GATT database, by role.
+    public var roles: [CharacteristicRole]
+
+    /// Creates a registration description.
+    public init(
+        adapter: AdapterInfo, advertisement: Advertisement, serviceUUIDs: [String], roles: [CharacteristicRole]
+    ) {
+        self.adapter = adapter
+        self.advertisement = advertisement
+        self.serviceUUIDs = serviceUUIDs
+        self.roles = roles
+    }
+}
+
+/// Something a ``SimulatedPeripheral`` did or saw, in the order it happened.
+public enum SimulatedPeripheralEvent: Sendable, Equatable {
+    /// The GATT application and the advertisement are registered: a central can find and connect to the device.
+    ///
+    /// Comes once at start and again after every reboot of the device.
+    case registered(PeripheralRegistration)
+    /// The device now advertises with an address no powered adapter has, so it keeps the adapter's address
+    /// (a radio cannot change its public address; bluezoo can add an adapter at run time).
+    case addressUnavailable(wanted: DeviceAddress, adapter: AdapterInfo)
+    /// A central connected; the device negotiated this ATT MTU.
+    case connected(central: String, mtu: Int)
+    /// The central is gone (it disconnected, or the device dropped the link).
+    case disconnected(central: String)
+    /// The central wrote to a control point or buttonless characteristic (packet writes are not reported).
+    case written(CharacteristicRole, [UInt8])
+    /// An output of the simulated device (a notification, a write response, a reset, …).
+    case output(SimulatorEvent)
+    /// A line of the simulated device's log: a client violation, an injected fault, a device action.
+    case log(SimulatorLogEntry)
+    /// The device activated new firmware: each component with its bytes.
+    case activated([FirmwareType: [UInt8]])
+    /// Something the peripheral could not do as asked, in one line: a notification nobody subscribed to through
+    /// D-Bus, a second central, a request refused before it reached the device.
+    case warning(String)
+}
