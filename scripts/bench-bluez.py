@@ -5,8 +5,9 @@ packets, on the acquired-socket path and on the plain D-Bus path, alternating, f
 
 Everything runs on a private dbus-daemon with the patched bluezoo (two adapters: hci0 central, hci1 peripheral);
 each measurement gets a fresh `nrfloader simulate --flash instant` (a completed DFU leaves the simulated device
-in its new application). Prints each round, the medians, and the ratio bare / DFU per path (1.0 = DFU costs
-nothing over moving the bytes).
+in its new application). `dfu` is the engine's default; `dfu-no-wait` drops its 400 ms pause after the first
+Create (a protection for real SDK 15-17 bootloaders, which erase flash then; the simulated flash here is instant).
+Prints each round, the medians, and the ratio bare / DFU per path (1.0 = DFU costs nothing over moving the bytes).
 
     scripts/bench-bluez.py NRFLOADER BLUEZ_BENCHMARK [ROUNDS] [SIZE]
 """
@@ -97,7 +98,7 @@ def main():
 
             def measure(mode, path):
                 simulate = subprocess.Popen(
-                    [nrfloader, "simulate", "--adapter", "hci1", "--kind", "secure", "--flash", "instant",
+                    [nrfloader, "simulate", "--adapter", "hci1", "--kind", "secure", "--sd-id", "0x0101", "--flash", "instant",
                      "--json"], env=env, stdout=subprocess.PIPE, stderr=log)
                 try:
                     wait_for_line(simulate, "ready", 20, "nrfloader simulate")
@@ -115,20 +116,25 @@ def main():
                     stop(simulate)
 
             print(f"{size} bytes per transfer, {rounds} rounds; seconds from first byte to last answer")
-            print(f"{'round':>5}  {'path':<8}  {'bare':>8}  {'dfu':>8}  {'bare/dfu':>8}")
-            results = {"acquired": ([], []), "dbus": ([], [])}
+            print(f"{'round':>5}  {'path':<8}  {'bare':>8}  {'dfu':>8}  {'no-wait':>8}  {'ratio':>6}  {'no-wait':>7}")
+            results = {"acquired": ([], [], []), "dbus": ([], [], [])}
             for index in range(1, rounds + 1):
                 for path in ("acquired", "dbus"):
                     bare = measure("bare", path)
                     dfu = measure("dfu", path)
-                    results[path][0].append(bare)
-                    results[path][1].append(dfu)
-                    print(f"{index:>5}  {path:<8}  {bare:8.3f}  {dfu:8.3f}  {bare / dfu:8.3f}", flush=True)
+                    quick = measure("dfu-no-wait", path)
+                    for series, value in zip(results[path], (bare, dfu, quick)):
+                        series.append(value)
+                    print(f"{index:>5}  {path:<8}  {bare:8.3f}  {dfu:8.3f}  {quick:8.3f}  {bare / dfu:6.3f}  "
+                          f"{bare / quick:7.3f}", flush=True)
             print()
-            for path, (bares, dfus) in results.items():
-                bare, dfu = statistics.median(bares), statistics.median(dfus)
+            objects = (size + 4095) // 4096
+            for path, series in results.items():
+                bare, dfu, quick = (statistics.median(values) for values in series)
                 print(f"median {path:<8}  bare {bare:.3f} s ({size / bare / 1000:.1f} kB/s)  "
-                      f"dfu {dfu:.3f} s ({size / dfu / 1000:.1f} kB/s)  ratio {bare / dfu:.3f}")
+                      f"dfu {dfu:.3f} s ({size / dfu / 1000:.1f} kB/s, ratio {bare / dfu:.3f})  "
+                      f"dfu without the 400 ms wait {quick:.3f} s (ratio {bare / quick:.3f}, "
+                      f"{(quick - bare) / objects * 1000:.2f} ms of protocol per 4 KiB object)")
         finally:
             for child in reversed(children):
                 stop(child)

@@ -1,7 +1,7 @@
 // Upload time through BlueZ against the time the same path needs to move the same bytes as bare write-without-
 // response packets. Run by scripts/bench-bluez.sh, which starts the rig (private bus, bluezoo, `nrfloader simulate`).
 //
-//     bluez-benchmark bare|dfu --target ADDRESS [--adapter hci0] [--size BYTES] [--no-acquire]
+//     bluez-benchmark bare|dfu|dfu-no-wait --target ADDRESS [--adapter hci0] [--size BYTES] [--no-acquire]
 //
 // Prints one line: `MODE PATH SECONDS BYTES MTU` (MTU 0: not measured). SECONDS counts from the first byte of the transfer to its end:
 // for `bare`, from the first packet until the device answered a control-point request sent after the last one
@@ -27,7 +27,7 @@ struct BlueZThroughput {
 
         init(_ words: [String]) throws {
             var rest = words[...]
-            guard let mode = rest.popFirst(), mode == "bare" || mode == "dfu" else { throw Failure.usage }
+            guard let mode = rest.popFirst(), ["bare", "dfu", "dfu-no-wait"].contains(mode) else { throw Failure.usage }
             self.mode = mode
             while let word = rest.popFirst() {
                 switch word {
@@ -48,7 +48,8 @@ struct BlueZThroughput {
 
         var description: String {
             switch self {
-            case .usage: "usage: bluez-benchmark bare|dfu --target ADDRESS [--adapter hciN] [--size N] [--no-acquire]"
+            case .usage:
+                "usage: bluez-benchmark bare|dfu|dfu-no-wait --target ADDRESS [--adapter hciN] [--size N] [--no-acquire]"
             case .failed(let reason): reason
             }
         }
@@ -67,7 +68,7 @@ struct BlueZThroughput {
             let (seconds, mtu) =
                 arguments.mode == "bare"
                 ? try await bare(image, to: target, over: transport)
-                : try await dfu(image, to: target, over: transport)
+                : try await dfu(image, to: target, over: transport, waitsAfterCreate: arguments.mode == "dfu")
             let path = transport.paths.acquiredWrite ? "acquired" : "dbus"
             print("\(arguments.mode) \(path) \(seconds) \(image.count) \(mtu)")
         } catch {
@@ -105,9 +106,9 @@ struct BlueZThroughput {
     }
 
     /// A Secure DFU of `image` as an application (unsigned init packet, SoftDevice 0x0101, hardware 52).
-    static func dfu(_ image: [UInt8], to target: BluetoothAddress, over transport: BlueZGATTTransport)
-        async throws -> (Double, Int)
-    {
+    static func dfu(
+        _ image: [UInt8], to target: BluetoothAddress, over transport: BlueZGATTTransport, waitsAfterCreate: Bool
+    ) async throws -> (Double, Int) {
         let command = InitCommand(
             fwVersion: 1, hwVersion: 52, sdReq: [0x101], type: .application, sdSize: 0, blSize: 0,
             appSize: UInt32(image.count), hash: InitCommand.Hash(sha256Of: image), isDebug: false)
@@ -115,6 +116,9 @@ struct BlueZThroughput {
             imageType: .application, initPacket: SecureInitPacket(initCommand: command).encoded(), image: image)
         var configuration = DFUConfiguration()
         configuration.packetReceiptNotificationInterval = 0
+        // `dfu-no-wait`: without the pause after Create that protects real SDK 15-17 bootloaders while they erase
+        // (the simulated flash here is instant), which leaves the protocol's own round trips.
+        if !waitsAfterCreate { configuration.objectPreparationDelay = .zero }
         let controller = DFUController(
             firmware: try DFUFirmware(parts: [part]), target: target, configuration: configuration)
         var start: ContinuousClock.Instant?
