@@ -1,3 +1,4 @@
+import BlueZTransport
 import Synchronization
 
 #if canImport(Glibc)
@@ -37,23 +38,7 @@ final class AcquiredSocket: Sendable {
     /// - Parameter onReadable: Called on the reader thread whenever records wait; returns `false` when the socket
     ///   is no longer wanted (the thread then ends).
     func startReading(_ onReadable: @escaping @Sendable () -> Bool) {
-        let context = Unmanaged.passRetained(ReaderContext(socket: self, onReadable: onReadable)).toOpaque()
-        var thread = pthread_t()
-        let created = pthread_create(
-            &thread, nil,
-            { context in
-                guard let context else { return nil }
-                let reader = Unmanaged<ReaderContext>.fromOpaque(context).takeRetainedValue()
-                reader.socket.readUntilClosed(reader.onReadable)
-                return nil
-            }, context)
-        if created == 0 {
-            pthread_detach(thread)
-        } else {
-            Unmanaged<ReaderContext>.fromOpaque(context).release()
-            close()
-            closeDescriptors()
-        }
+        startDetachedThread { self.readUntilClosed(onReadable) }
     }
 
     /// Every record waiting on the local end, without blocking.
@@ -105,16 +90,5 @@ final class AcquiredSocket: Sendable {
     private func closeDescriptors() {
         Glibc.close(local)
         Glibc.close(remote)
-    }
-}
-
-/// What the reader thread needs, passed through `pthread_create`'s context pointer.
-private final class ReaderContext {
-    let socket: AcquiredSocket
-    let onReadable: @Sendable () -> Bool
-
-    init(socket: AcquiredSocket, onReadable: @escaping @Sendable () -> Bool) {
-        self.socket = socket
-        self.onReadable = onReadable
     }
 }

@@ -1,3 +1,4 @@
+import BlueZTransport
 import Synchronization
 
 #if canImport(Glibc)
@@ -40,18 +41,7 @@ final class DeadlineTimer: Sendable {
         deadline: @escaping @Sendable () -> ContinuousClock.Instant?,
         fire: @escaping @Sendable () -> Void
     ) {
-        let context = Unmanaged.passRetained(TimerContext(timer: self, deadline: deadline, fire: fire)).toOpaque()
-        var thread = pthread_t()
-        let created = pthread_create(
-            &thread, nil,
-            { context in
-                guard let context else { return nil }
-                let timer = Unmanaged<TimerContext>.fromOpaque(context).takeRetainedValue()
-                timer.timer.run(deadline: timer.deadline, fire: timer.fire)
-                return nil
-            }, context)
-        precondition(created == 0, "cannot start the simulator timer thread: error \(created)")
-        pthread_detach(thread)
+        startDetachedThread { self.run(deadline: deadline, fire: fire) }
     }
 
     /// Makes the thread look at the deadline again.
@@ -84,21 +74,5 @@ final class DeadlineTimer: Sendable {
         if remaining <= .zero { return 0 }
         let (seconds, attoseconds) = remaining.components
         return Int32(clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
-    }
-}
-
-/// What the timer thread needs, passed through `pthread_create`'s context pointer.
-private final class TimerContext {
-    let timer: DeadlineTimer
-    let deadline: @Sendable () -> ContinuousClock.Instant?
-    let fire: @Sendable () -> Void
-
-    init(
-        timer: DeadlineTimer, deadline: @escaping @Sendable () -> ContinuousClock.Instant?,
-        fire: @escaping @Sendable () -> Void
-    ) {
-        self.timer = timer
-        self.deadline = deadline
-        self.fire = fire
     }
 }

@@ -99,15 +99,3 @@ enum ExportedObject: Sendable {
     /// The `LEAdvertisement1` of the database.
     case advertisement(GATTDatabase)
 }
-
-/// BlueZ's interface names, as far as the simulated peripheral uses them.
-enum GATTInterface {
-    static let service = "org.bluez.GattService1"
-    static let characteristic = "org.bluez.GattCharacteristic1"
-    static let advertisement = "org.bluez.LEAdvertisement1"
-    static let gattManager = "org.bluez.GattManager1"
-    static let advertisingManager = "org.bluez.LEAdvertisingManager1"
-    static let device = "org.bluez.Device1"
-    static let objectManager = "org.freedesktop.DBus.ObjectManager"
-    static let properties = "org.freedesktop.DBus.Properties"
-}

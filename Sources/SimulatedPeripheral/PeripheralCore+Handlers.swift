@@ -56,9 +56,9 @@ extension PeripheralCore {
     /// `GetAll` for `org.freedesktop.DBus.Peer` and the like too).
     func properties(of object: ExportedObject, interface: String, _ state: State) -> [String: DBusValue] {
         switch (object, interface) {
-        case (.service(let service), GATTInterface.service):
+        case (.service(let service), BlueZInterface.gattService):
             return ["UUID": .string(service.uuid.lowercased()), "Primary": .bool(true)]
-        case (.characteristic(let characteristic), GATTInterface.characteristic):
+        case (.characteristic(let characteristic), BlueZInterface.characteristic):
             let role = characteristic.role
             var properties: [String: DBusValue] = [
                 "UUID": .string(role.bluezUUID), "Service": .objectPath(characteristic.servicePath),
@@ -76,7 +76,7 @@ extension PeripheralCore {
             // requests into the socket and lose their responses.
             if options.offersAcquire && role.acceptsWriteCommands { properties["WriteAcquired"] = .bool(false) }
             return properties
-        case (.advertisement(let database), GATTInterface.advertisement):
+        case (.advertisement(let database), BlueZInterface.advertisement):
             return [
                 "Type": .string("peripheral"),
                 "ServiceUUIDs": .stringArray(database.serviceUUIDs.map { $0.lowercased() }),
@@ -103,8 +103,8 @@ extension PeripheralCore {
         for (path, object) in database.objects {
             let interface: String
             switch object {
-            case .service: interface = GATTInterface.service
-            case .characteristic: interface = GATTInterface.characteristic
+            case .service: interface = BlueZInterface.gattService
+            case .characteristic: interface = BlueZInterface.characteristic
             case .root, .advertisement: continue
             }
             let properties = DBusValue.propertyDictionary(self.properties(of: object, interface: interface, state))

@@ -276,8 +276,8 @@ final class PeripheralCore: Sendable {
     /// Emits `PropertiesChanged` for a characteristic.
     func post(_ path: String, _ changed: [String: DBusValue]) {
         connection.post(
-            path: path, interface: GATTInterface.properties, member: "PropertiesChanged",
-            arguments: [.string(GATTInterface.characteristic), .propertyDictionary(changed), .stringArray([])])
+            path: path, interface: BlueZInterface.properties, member: "PropertiesChanged",
+            arguments: [.string(BlueZInterface.characteristic), .propertyDictionary(changed), .stringArray([])])
     }
 
     /// A duplicate of `descriptor` for a reply; it is closed once libdbus has taken its own copy.

@@ -121,7 +121,7 @@ public final class SimulatedPeripheral: Sendable {
                 }
             case .disconnect(let central):
                 do {
-                    try await client.call(path: central, interface: GATTInterface.device, member: "Disconnect")
+                    try await client.call(path: central, interface: BlueZInterface.device, member: "Disconnect")
                 } catch {
                     core.disconnectFailed(central)
                     onEvent(.warning("cannot disconnect '\(central)': \(error)"))
@@ -164,12 +164,12 @@ public final class SimulatedPeripheral: Sendable {
         }
         if !database.isEmpty {
             try await client.call(
-                path: adapterPath, interface: GATTInterface.gattManager, member: "RegisterApplication",
+                path: adapterPath, interface: BlueZInterface.gattManager, member: "RegisterApplication",
                 arguments: [.objectPath(database.root), .propertyDictionary([:])])
             registration.hasApplication = true
         }
         try await client.call(
-            path: adapterPath, interface: GATTInterface.advertisingManager, member: "RegisterAdvertisement",
+            path: adapterPath, interface: BlueZInterface.advertisingManager, member: "RegisterAdvertisement",
             arguments: [.objectPath(database.advertisementPath), .propertyDictionary([:])])
         registration.hasAdvertisement = true
     }
@@ -181,12 +181,12 @@ public final class SimulatedPeripheral: Sendable {
         let adapterPath = registration.adapter.path
         if registration.hasAdvertisement {
             _ = try? await client.call(
-                path: adapterPath, interface: GATTInterface.advertisingManager, member: "UnregisterAdvertisement",
+                path: adapterPath, interface: BlueZInterface.advertisingManager, member: "UnregisterAdvertisement",
                 arguments: [.objectPath(database.advertisementPath)])
         }
         if registration.hasApplication {
             _ = try? await client.call(
-                path: adapterPath, interface: GATTInterface.gattManager, member: "UnregisterApplication",
+                path: adapterPath, interface: BlueZInterface.gattManager, member: "UnregisterApplication",
                 arguments: [.objectPath(database.root)])
         }
         for path in registration.exported { await client.connection.unexport(path: path) }
@@ -197,13 +197,13 @@ public final class SimulatedPeripheral: Sendable {
     private static func observe(_ event: BlueZEvent, _ core: PeripheralCore) {
         switch event {
         case .interfacesAdded(let path, let interfaces):
-            if interfaces[GATTInterface.device]?["Connected"]?.boolValue == true {
+            if interfaces[BlueZInterface.device]?["Connected"]?.boolValue == true {
                 core.centralChanged(path, isConnected: true)
             }
-        case .propertiesChanged(let path, GATTInterface.device, let changed, _):
+        case .propertiesChanged(let path, BlueZInterface.device, let changed, _):
             if let isConnected = changed["Connected"]?.boolValue { core.centralChanged(path, isConnected: isConnected) }
         case .interfacesRemoved(let path, let interfaces):
-            if interfaces.contains(GATTInterface.device) { core.centralChanged(path, isConnected: false) }
+            if interfaces.contains(BlueZInterface.device) { core.centralChanged(path, isConnected: false) }
         case .propertiesChanged:
             return
         }

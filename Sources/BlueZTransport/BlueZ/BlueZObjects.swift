@@ -159,14 +159,17 @@ public struct BlueZObjects: Sendable, Hashable {
     }
 }
 
-/// BlueZ's D-Bus names.
-enum BlueZInterface {
-    static let service = "org.bluez"
-    static let adapter = "org.bluez.Adapter1"
-    static let device = "org.bluez.Device1"
-    static let characteristic = "org.bluez.GattCharacteristic1"
-    static let gattManager = "org.bluez.GattManager1"
-    static let advertisingManager = "org.bluez.LEAdvertisingManager1"
-    static let objectManager = "org.freedesktop.DBus.ObjectManager"
-    static let properties = "org.freedesktop.DBus.Properties"
+/// BlueZ's D-Bus names, for the central here and for GATT applications served to BlueZ.
+public enum BlueZInterface {
+    /// BlueZ's bus name.
+    public static let service = "org.bluez"
+    public static let adapter = "org.bluez.Adapter1"
+    public static let device = "org.bluez.Device1"
+    public static let gattService = "org.bluez.GattService1"
+    public static let characteristic = "org.bluez.GattCharacteristic1"
+    public static let gattManager = "org.bluez.GattManager1"
+    public static let advertisement = "org.bluez.LEAdvertisement1"
+    public static let advertisingManager = "org.bluez.LEAdvertisingManager1"
+    public static let objectManager = "org.freedesktop.DBus.ObjectManager"
+    public static let properties = "org.freedesktop.DBus.Properties"
 }

@@ -95,7 +95,7 @@ final class AcquiredSocket: Sendable {
     /// Calls `onReadable` on a dedicated thread each time the socket has data or closes, until it is closed here or
     /// `onReadable` returns `false`.
     func watch(_ onReadable: @escaping @Sendable () -> Bool) {
-        startThread { [self] in
+        startDetachedThread { [self] in
             while !isClosed {
                 var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
                 let ready = poll(&descriptors, 1, 100)
@@ -108,23 +108,4 @@ final class AcquiredSocket: Sendable {
     private static func describe(_ code: Int32) -> String {
         String(cString: strerror(code))
     }
-}
-
-/// Runs `body` on a new detached thread.
-func startThread(_ body: @escaping @Sendable () -> Void) {
-    final class Box: Sendable {
-        let body: @Sendable () -> Void
-        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-    }
-    let context = Unmanaged.passRetained(Box(body)).toOpaque()
-    var thread = pthread_t()
-    let created = pthread_create(
-        &thread, nil,
-        { context in
-            guard let context else { return nil }
-            Unmanaged<Box>.fromOpaque(context).takeRetainedValue().body()
-            return nil
-        }, context)
-    precondition(created == 0, "cannot start a socket watcher thread: error \(created)")
-    pthread_detach(thread)
 }

@@ -60,18 +60,8 @@ final class ConnectionLoop: @unchecked Sendable {
     /// Starts the thread, which first runs `open` (connecting) and then serves jobs until ``shutDown()``.
     func start(opening open: @escaping @Sendable (ConnectionLoop) -> Void) {
         enqueue(open)
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        let created = pthread_create(
-            &thread, nil,
-            { context in
-                guard let context else { return nil }
-                let loop = Unmanaged<ConnectionLoop>.fromOpaque(context).takeRetainedValue()
-                loop.run()
-                return nil
-            }, context)
-        precondition(created == 0, "cannot start the d-bus loop thread: error \(created)")
-        pthread_detach(thread)
+        // The thread keeps the loop alive until run() returns.
+        startDetachedThread { self.run() }
     }
 
     /// Hands `job` to the loop thread.
