@@ -130,6 +130,22 @@ struct UploadOverBlueZTests {
         }
     }
 
+    @Test("a device that offers no AcquireWrite/AcquireNotify sockets is updated over D-Bus calls instead")
+    func fallsBackToDBus() async throws {
+        try await BlueZRig.with { rig in
+            let images = try TemporaryDirectory()
+            _ = try await rig.startSimulate(
+                ["--adapter", "hci1", "--no-acquire", "--save-images", images.path] + Self.secureDevice)
+            let result = Self.upload(
+                ["--target", Self.peripheral, Self.packages + "/nrfutil617-blinky-signed.zip"], rig: rig)
+            #expect(result.status == 0, "\(result.stderrText)")
+            #expect(
+                result.stderrText.contains(
+                    "link: packets via D-Bus WriteValue, notifications via D-Bus PropertiesChanged\n"))
+            #expect(try Self.savedImages(in: images) == Self.blinky())
+        }
+    }
+
     @Test("a buttonless application is sent to its bootloader, which comes back at address + 1")
     func buttonless() async throws {
         try await BlueZRig.with { rig in
