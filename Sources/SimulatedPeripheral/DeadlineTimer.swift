@@ -11,26 +11,11 @@ import Synchronization
 /// brings the deadline forward only has to ``wake()`` it. It is a plain pthread rather than a task: it blocks,
 /// and nothing on the cooperative pool may (style.md §26).
 final class DeadlineTimer: Sendable {
-    private let wakeReader: Int32
-    private let wakeWriter: Int32
+    private let wakePipe = WakePipe(for: "simulator timer")
     private let isStopped = Atomic<Bool>(false)
 
     /// Creates the timer; nothing runs until ``start(deadline:fire:)``.
-    init() {
-        var descriptors: [Int32] = [-1, -1]
-        precondition(pipe(&descriptors) == 0, "cannot create the simulator timer's pipe: errno \(errno)")
-        for descriptor in descriptors {
-            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-        }
-        wakeReader = descriptors[0]
-        wakeWriter = descriptors[1]
-    }
-
-    deinit {
-        close(wakeReader)
-        close(wakeWriter)
-    }
+    init() {}
 
     /// Starts the thread.
     ///
@@ -46,8 +31,7 @@ final class DeadlineTimer: Sendable {
 
     /// Makes the thread look at the deadline again.
     func wake() {
-        var byte: UInt8 = 1
-        _ = write(wakeWriter, &byte, 1)
+        wakePipe.wake()
     }
 
     /// Ends the thread.
@@ -58,21 +42,12 @@ final class DeadlineTimer: Sendable {
 
     private func run(deadline: () -> ContinuousClock.Instant?, fire: () -> Void) {
         while !isStopped.load(ordering: .acquiring) {
-            var request = pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0)
-            _ = poll(&request, 1, Self.milliseconds(until: deadline()))
-            var buffer = [UInt8](repeating: 0, count: 64)
-            while buffer.withUnsafeMutableBytes({ read(wakeReader, $0.baseAddress, $0.count) }) > 0 {}
+            var request = pollfd(fd: wakePipe.readEnd, events: Int16(POLLIN), revents: 0)
+            _ = poll(&request, 1, WakePipe.pollTimeout(until: deadline()))
+            wakePipe.drain()
             if isStopped.load(ordering: .acquiring) { break }
             fire()
         }
     }
 
-    /// The poll timeout for `deadline`: rounded up, so the thread never wakes before it; -1 for none.
-    private static func milliseconds(until deadline: ContinuousClock.Instant?) -> Int32 {
-        guard let deadline else { return -1 }
-        let remaining = ContinuousClock.now.duration(to: deadline)
-        if remaining <= .zero { return 0 }
-        let (seconds, attoseconds) = remaining.components
-        return Int32(clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
-    }
 }

@@ -125,11 +125,9 @@ struct BlueZClientTests {
         .enabled(if: BlueZRig.isAvailable, BlueZRig.unavailableReason))
     func filterHidesOthers() async throws {
         try await BlueZRig.with { rig in
+            try await rig.addAdapter(2, address: "C0:DE:00:00:00:03")
             let client = try await BlueZClient.connect(.address(rig.bus.address))
             defer { client.connection.close() }
-            try await client.call(
-                path: "/org/bluezoo", interface: "org.bluezoo.Manager1", member: "AddAdapter",
-                arguments: [.byte(2), .string("C0:DE:00:00:00:03")])
             let adapter = try await client.adapter(named: "hci0")
             let events = try await client.events()
             try rig.startPeripheral(adapter: "hci1", name: "DfuTarg", serviceUUIDs: [secureDFUService])

@@ -17,11 +17,7 @@ struct ScanCommandTests {
         .enabled(if: BlueZRig.isAvailable, BlueZRig.unavailableReason))
     func findsDFUDevices() async throws {
         try await BlueZRig.with { rig in
-            let client = try await BlueZClient.connect(.address(rig.bus.address))
-            defer { client.connection.close() }
-            try await client.call(
-                path: "/org/bluezoo", interface: "org.bluezoo.Manager1", member: "AddAdapter",
-                arguments: [.byte(2), .string("C0:DE:00:00:00:03")])
+            try await rig.addAdapter(2, address: "C0:DE:00:00:00:03")
             try rig.startPeripheral(adapter: "hci1", name: "DfuTarg", serviceUUIDs: [secureDFUService])
             try rig.startPeripheral(adapter: "hci2", name: "Other", serviceUUIDs: [Self.heartRate])
             let result = scan(["--adapter", "hci0", "--timeout", "4", "--json"], bus: rig.bus.address)

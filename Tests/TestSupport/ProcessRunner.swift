@@ -139,18 +139,36 @@ public struct ProcessRunner: Sendable {
         }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, stdinPipe[0], 0)
         posix_spawn_file_actions_adddup2(&actions, stdoutPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, stderrPipe[1], 2)
+        let (pid, result) = Self.spawn(executable, arguments, environment: environment, actions: &actions)
+        precondition(result == 0, "cannot start \(executable): \(String(cString: strerror(result)))")
+        close(stdinPipe[0])
+        close(stdoutPipe[1])
+        close(stderrPipe[1])
+        return Running(pid: pid, stdinWriter: stdinPipe[1], stdoutReader: stdoutPipe[0], stderrReader: stderrPipe[0])
+    }
+
+    /// `posix_spawn` with an empty signal mask and every signal at its default disposition (swift-stack.md §1,
+    /// pitfall 8: a child otherwise inherits the test runner's blocked or ignored signals), the current environment
+    /// plus `environment`, and the caller's file actions.
+    ///
+    /// - Returns: The child's pid, and `posix_spawn`'s result (0 on success).
+    public static func spawn(
+        _ executable: String, _ arguments: [String], environment: [String: String],
+        actions: inout posix_spawn_file_actions_t
+    ) -> (pid: pid_t, result: Int32) {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
         var emptyMask = sigset_t()
         sigemptyset(&emptyMask)
         var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGINT)
-        sigaddset(&defaults, SIGTERM)
-        sigaddset(&defaults, SIGPIPE)
+        sigfillset(&defaults)
+        sigdelset(&defaults, SIGKILL)
+        sigdelset(&defaults, SIGSTOP)
         posix_spawnattr_setsigmask(&attributes, &emptyMask)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
@@ -158,18 +176,10 @@ public struct ProcessRunner: Sendable {
         for (key, value) in environment { merged[key] = value }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for pointer in argv + envp { free(pointer) }
-            posix_spawn_file_actions_destroy(&actions)
-            posix_spawnattr_destroy(&attributes)
-        }
+        defer { for pointer in argv + envp { free(pointer) } }
         var pid: pid_t = 0
         let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        precondition(result == 0, "cannot start \(executable): \(String(cString: strerror(result)))")
-        close(stdinPipe[0])
-        close(stdoutPipe[1])
-        close(stderrPipe[1])
-        return Running(pid: pid, stdinWriter: stdinPipe[1], stdoutReader: stdoutPipe[0], stderrReader: stderrPipe[0])
+        return (pid, result)
     }
 
     /// Copies an executable, holding the spawn lock so that no child spawned meanwhile inherits the open copy

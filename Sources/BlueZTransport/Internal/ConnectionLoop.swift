@@ -25,8 +25,7 @@ final class ConnectionLoop: @unchecked Sendable {
 
     private let queue = Mutex(Queue())
     private let ids = Atomic<UInt64>(1)
-    private let wakeReader: Int32
-    private let wakeWriter: Int32
+    private let wakePipe = WakePipe(for: "d-bus loop")
 
     // Loop-thread state.
     var connection: OpaquePointer?
@@ -40,22 +39,6 @@ final class ConnectionLoop: @unchecked Sendable {
     var deferredCalls: [UInt64: LibDBusMessage] = [:]
     var timeouts: [UInt: LibDBusTimeout] = [:]
     private let clock = ContinuousClock()
-
-    init() {
-        var descriptors: [Int32] = [-1, -1]
-        precondition(pipe(&descriptors) == 0, "cannot create the d-bus loop's wake-up pipe: errno \(errno)")
-        for descriptor in descriptors {
-            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-        }
-        wakeReader = descriptors[0]
-        wakeWriter = descriptors[1]
-    }
-
-    deinit {
-        close(wakeReader)
-        close(wakeWriter)
-    }
 
     /// Starts the thread, which first runs `open` (connecting) and then serves jobs until ``shutDown()``.
     func start(opening open: @escaping @Sendable (ConnectionLoop) -> Void) {
@@ -90,13 +73,7 @@ final class ConnectionLoop: @unchecked Sendable {
     }
 
     private func wake() {
-        var byte: UInt8 = 1
-        _ = write(wakeWriter, &byte, 1)
-    }
-
-    private func drainWakePipe() {
-        var buffer = [UInt8](repeating: 0, count: 64)
-        while buffer.withUnsafeMutableBytes({ read(wakeReader, $0.baseAddress, $0.count) }) > 0 {}
+        wakePipe.wake()
     }
 
     // MARK: The loop
@@ -125,7 +102,7 @@ final class ConnectionLoop: @unchecked Sendable {
     }
 
     private func waitForActivity() {
-        var descriptors = [pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0)]
+        var descriptors = [pollfd(fd: wakePipe.readEnd, events: Int16(POLLIN), revents: 0)]
         var socket: Int32 = -1
         if let connection, isConnected, dbus_connection_get_unix_fd(connection, &socket) != 0 {
             var events = Int16(POLLIN)
@@ -136,7 +113,7 @@ final class ConnectionLoop: @unchecked Sendable {
         if result < 0 && errno != EINTR {
             preconditionFailure("poll failed in the d-bus loop: errno \(errno)")
         }
-        if descriptors[0].revents != 0 { drainWakePipe() }
+        if descriptors[0].revents != 0 { wakePipe.drain() }
         if let connection, isConnected {
             // Non-blocking: reads what arrived, writes what is queued.
             _ = dbus_connection_read_write(connection, 0)
@@ -147,12 +124,7 @@ final class ConnectionLoop: @unchecked Sendable {
     /// Milliseconds until the earliest libdbus timeout or call deadline; -1 for none.
     private func pollTimeoutMilliseconds() -> Int32 {
         let deadlines = timeouts.values.compactMap(\.deadline) + pendingCalls.values.map(\.deadline)
-        guard let earliest = deadlines.min() else { return -1 }
-        let remaining = clock.now.duration(to: earliest)
-        if remaining <= .zero { return 0 }
-        let (seconds, attoseconds) = remaining.components
-        let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        return Int32(clamping: milliseconds)
+        return WakePipe.pollTimeout(until: deadlines.min())
     }
 
     private func fireDueDeadlines() {

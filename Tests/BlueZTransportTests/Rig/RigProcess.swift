@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -13,7 +14,7 @@ import Foundation
 struct RigProcess: Sendable {
     let pid: pid_t
 
-    /// Starts `executable` with an empty signal mask and default dispositions (swift-stack.md §1, pitfall 8).
+    /// Starts `executable` through ``ProcessRunner/spawn(_:_:environment:actions:)``.
     ///
     /// - Parameters:
     ///   - executable: The program's path.
@@ -34,25 +35,7 @@ struct RigProcess: Sendable {
         if let closeFrom = closeFromAction {
             _ = closeFrom(&actions, 3)
         }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var emptyMask = sigset_t()
-        sigemptyset(&emptyMask)
-        var defaults = sigset_t()
-        sigfillset(&defaults)
-        sigdelset(&defaults, SIGKILL)
-        sigdelset(&defaults, SIGSTOP)
-        posix_spawnattr_setsigmask(&attributes, &emptyMask)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var merged = ProcessInfo.processInfo.environment
-        for (key, value) in environment { merged[key] = value }
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for pointer in argv + envp { free(pointer) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        let (pid, result) = ProcessRunner.spawn(executable, arguments, environment: environment, actions: &actions)
         guard result == 0 else {
             throw RigError(description: "cannot start \(executable): \(String(cString: strerror(result)))")
         }
