@@ -41,6 +41,16 @@ struct BlueZErrorTests {
         #expect(error.cause == .errorReply(name: name, message: "m"))
     }
 
+    @Test("a vanished peer that BlueZ relays (a unique name unknown) is not BlueZ missing")
+    func relayedServiceUnknown() {
+        let relayed = DBusError.errorReply(
+            name: DBusError.Names.serviceUnknown, message: "The name :1.12 was not provided by any .service files")
+        #expect(BlueZError(relayed) == .bus(relayed))
+        let absent = DBusError.errorReply(
+            name: DBusError.Names.serviceUnknown, message: "The name org.bluez was not provided by any .service files")
+        #expect(BlueZError(absent) == .notRunning(absent))
+    }
+
     static func adapter(_ name: String, powered: Bool) -> AdapterInfo {
         AdapterInfo(path: "/org/bluez/" + name, address: nil, name: name, isPowered: powered, isDiscovering: false)
     }

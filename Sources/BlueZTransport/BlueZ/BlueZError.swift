@@ -57,7 +57,14 @@ public enum BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
             return
         }
         switch name {
-        case DBusError.Names.serviceUnknown, DBusError.Names.nameHasNoOwner: self = .notRunning(error)
+        case DBusError.Names.serviceUnknown, DBusError.Names.nameHasNoOwner:
+            // About a unique name (`The name :1.12 was not provided…`): a peer BlueZ relayed to has left (bluezoo
+            // passes a vanished GATT server's error through), not BlueZ itself, which is only ever called by name.
+            guard case .errorReply(_, let message) = error, !message.contains("name :") else {
+                self = .bus(error)
+                return
+            }
+            self = .notRunning(error)
         case DBusError.Names.accessDenied: self = .permissionDenied(error)
         case "org.bluez.Error.InProgress": self = .inProgress(error)
         case "org.bluez.Error.NotPermitted": self = .notPermitted(error)
