@@ -4,6 +4,10 @@ import DFUSigning
 import DFUSimulator
 import FirmwareInput
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `--target sim[:KIND]`: which simulated device, and the options that shape it.
 struct SimulatorOptions: ParsableArguments {
     @Option(help: "Simulation pace: 1 = real time, 10 = ten times faster, 0 = as fast as possible.")
@@ -14,6 +18,9 @@ struct SimulatorOptions: ParsableArguments {
 
     @Option(help: "Seed for random faults (drop-packet~0.01).")
     var simSeed: UInt64 = 0
+
+    @Option(help: "Write each image the simulated device activated to DIR (application.bin, …), also after a failure.")
+    var simSaveImages: String?
 
     func validate() throws {
         guard simSpeed >= 0 else { throw ValidationError("--sim-speed must be 0 or more") }
@@ -36,6 +43,32 @@ struct SimulatorOptions: ParsableArguments {
         return SimulatedDevice(
             configuration: Self.configuration(
                 kind, secure: secure, legacySoftDevice: requirements.legacySoftDevice, faults: faults))
+    }
+
+    /// Checks that `--sim-save-images` names a directory, before anything is sent.
+    func checkImageDirectory() throws {
+        guard let directory = simSaveImages else { return }
+        var information = stat()
+        guard stat(directory, &information) == 0 else {
+            throw CLIError.cannotCreateOutput(path: directory, reason: InputFile.describeErrno())
+        }
+        guard information.st_mode & S_IFMT == S_IFDIR else {
+            throw CLIError.cannotCreateOutput(path: directory, reason: "not a directory")
+        }
+    }
+
+    /// Writes what `device` activated to `--sim-save-images`, one file per component (each whole or not at all).
+    func saveActivatedImages(of device: SimulatedDevice) throws {
+        guard let directory = simSaveImages else { return }
+        let names: [(DFUSimulator.FirmwareType, String)] = [
+            (.application, "application"), (.softDevice, "softdevice"), (.bootloader, "bootloader"),
+        ]
+        for (type, name) in names {
+            guard let image = device.activatedImage(type) else { continue }
+            let output = try OutputFile(path: directory + "/" + name + ".bin")
+            try output.write(image)
+            try output.commit()
+        }
     }
 
     /// The faults of `--sim-fault` texts and `--sim-seed`.

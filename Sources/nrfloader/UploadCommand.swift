@@ -81,6 +81,7 @@ struct UploadCommand: AsyncParsableCommand {
     private func runSimulated(_ kind: SimulatedTargetKind) async throws {
         let firmware = try loadInput(defaultProtocol: kind.protocolFamily)
         try initPacketOptions.verifySignatures(of: firmware)
+        try simulatorOptions.checkImageDirectory()
         let device = try simulatorOptions.device(kind, for: firmware)
         let transport = SimulatedTransport(
             device: device, speed: simulatorOptions.simSpeed > 0 ? simulatorOptions.simSpeed : nil)
@@ -88,7 +89,13 @@ struct UploadCommand: AsyncParsableCommand {
             throw ValidationError("the simulated \(kind.rawValue) device does not advertise")
         }
         let address = try BluetoothAddress(parsing: advertised.address.description)
-        try await upload(firmware, to: address, named: "\(target ?? "sim") (\(advertised.address))", over: transport)
+        do {
+            try await upload(firmware, to: address, named: "\(target ?? "sim") (\(advertised.address))", over: transport)
+        } catch {
+            try simulatorOptions.saveActivatedImages(of: transport.device)
+            throw error
+        }
+        try simulatorOptions.saveActivatedImages(of: transport.device)
     }
 
     private func runBluetooth() async throws {
