@@ -62,10 +62,15 @@ public struct DFUController: Sendable {
     private(set) var state: State = .idle
     /// Confirmations of the parts done; its count is the index of the current part.
     private var confirmations: [PartConfirmation] = []
-    /// Reconnects after link loss so far.
+    /// Reconnects in a row (after link loss, a missing answer or a legacy restart) since the last progress.
     private var reconnects = 0
+    /// Whether a connection to the device ever succeeded: a device that vanishes afterwards is a temporary
+    /// failure, one never reached is unavailable.
+    public private(set) var deviceWasReached = false
     /// The device the controller last connected to, for reconnects after link loss.
     private var lastRequest: ConnectionRequest
+    /// The address of the device connected last: the request's address or its alternative.
+    private var connectedAddress: BluetoothAddress
 
     /// Creates a controller for one update of one device.
     ///
@@ -78,6 +83,7 @@ public struct DFUController: Sendable {
         self.target = target
         self.configuration = configuration
         self.lastRequest = ConnectionRequest(address: target)
+        self.connectedAddress = target
     }
 
     /// Whether the controller reached a terminal state and ignores all input.
@@ -138,8 +144,24 @@ public struct DFUController: Sendable {
     ///   - now: Time since the session started.
     /// - Returns: The actions to perform, in order.
     public mutating func connected(mtu: Int, characteristics: Set<DFUCharacteristic>, at now: Duration) -> [DFUAction] {
+        connected(mtu: mtu, characteristics: characteristics, address: nil, at: now)
+    }
+
+    /// Reports that the requested connection is up and services are discovered, at this address.
+    ///
+    /// - Parameters:
+    ///   - mtu: The negotiated ATT MTU.
+    ///   - characteristics: The DFU characteristics found (fresh discovery, not a stale cache).
+    ///   - address: The address connected to (the request's or its alternative); `nil` for the request's.
+    ///   - now: Time since the session started.
+    /// - Returns: The actions to perform, in order.
+    public mutating func connected(
+        mtu: Int, characteristics: Set<DFUCharacteristic>, address: BluetoothAddress?, at now: Duration
+    ) -> [DFUAction] {
         switch state {
-        case .connecting(_, let arrival):
+        case .connecting(let request, let arrival):
+            deviceWasReached = true
+            connectedAddress = address ?? request.address
             return [.cancelTimer(.connection)] + identify(mtu: mtu, characteristics, arrival, at: now)
         case .idle, .readingVersion, .namingBootloader, .enteringBootloader, .jumpingLegacy, .secure, .legacy,
             .awaitingDisconnect, .cancelling:
@@ -178,7 +200,10 @@ public struct DFUController: Sendable {
         case .cancelling:
             // The answer to the request cancel interrupted, or to Abort: either way the cancel is done.
             return cancelled()
-        case .idle, .connecting, .readingVersion, .jumpingLegacy, .awaitingDisconnect:
+        case .awaitingDisconnect:
+            // The link is being dropped (after a jump, an activation, or to recover): a late answer changes nothing.
+            return [.log("ignored '\(hexBytes(notification))' on \(characteristic) while the link goes down")]
+        case .idle, .connecting, .readingVersion, .jumpingLegacy:
             return fail(unsolicited)
         case .finished, .failed:
             // Terminal: ignores all input (style §21).
@@ -227,12 +252,10 @@ public struct DFUController: Sendable {
     /// - Returns: The actions to perform, in order.
     public mutating func writeCompleted(at now: Duration) -> [DFUAction] {
         switch state {
-        case .legacy(let machine):
-            guard let confirmation = machine.activationAcknowledged() else {
-                // Requests with a response notification complete on the notification, not on the write.
-                return []
-            }
-            return partComplete(confirmation, at: now)
+        case .legacy:
+            // Requests with a response notification complete on the notification, not on the write; Activate and
+            // Reset completes when the target resets (the link drops), never on its write's acknowledgement.
+            return []
         case .jumpingLegacy:
             state = .awaitingDisconnect(bootloaderAfterLegacyJump, .afterJump)
             return [.startTimer(.disconnection, deadline: now + configuration.disconnectionTimeout)]
@@ -269,13 +292,18 @@ public struct DFUController: Sendable {
             guard let output = machine.preparationElapsed(at: now) else { return [] }
             state = .secure(machine)
             return apply(output, at: now)
-        case (.secure(let machine), .response):
-            return fail(.timedOut(machine.awaited, limit: configuration.responseTimeout))
-        case (.legacy(let machine), .response):
-            let step = machine.awaited
-            let limit =
-                step == .legacyResponse(.startDFU) ? configuration.legacyStartTimeout : configuration.responseTimeout
-            return fail(.timedOut(step, limit: limit))
+        case (.secure(var machine), .response):
+            if let output = machine.receiptLate(at: now) {
+                state = .secure(machine)
+                return apply(output, at: now)
+            }
+            // A lost request or answer: a new connection resumes from what the target holds (§2.8).
+            let error = DFUError.timedOut(machine.awaited, limit: configuration.responseTimeout)
+            return recover(after: error, because: "\(error)", at: now)
+        case (.legacy(var machine), .response):
+            let output = machine.responseLate(at: now)
+            state = .legacy(machine)
+            return apply(output, at: now)
         case (.awaitingDisconnect, .disconnection):
             // The target kept the link; drop it ourselves and go on when the adapter reports the disconnect.
             return [.disconnect]
@@ -335,12 +363,15 @@ public struct DFUController: Sendable {
             // The application reset before its indication arrived; Android treats this as success (§2.10).
             return [.cancelTimer(.response)] + connect(bootloaderAfterButtonless(variant), .afterJump, at: now)
         case .legacy(let machine):
+            // The target resets to activate the image it validated (§1.10 b step 7).
             if let confirmation = machine.activationAcknowledged() { return partComplete(confirmation, at: now) }
-            return reconnectAfterLinkLoss(at: now)
+            return recover(after: .reconnectsExhausted(attempts: reconnects), because: "link lost", at: now, linkIsDown: true)
         case .secure, .readingVersion, .namingBootloader:
-            return reconnectAfterLinkLoss(at: now)
+            return recover(after: .reconnectsExhausted(attempts: reconnects), because: "link lost", at: now, linkIsDown: true)
         case .connecting:
-            return fail(.transport(TransportFailure(operation: .link, cause: "disconnected during connection")))
+            let failure = TransportFailure(operation: .link, kind: .linkLost, cause: "disconnected during connection")
+            guard deviceWasReached else { return fail(.transport(failure)) }
+            return recover(after: .transport(failure), because: "\(failure)", at: now, linkIsDown: true)
         case .cancelling:
             return cancelled()
         case .idle:
@@ -360,13 +391,26 @@ public struct DFUController: Sendable {
         switch state {
         case .legacy(let machine):
             // Activate and Reset: the target may reset before it acknowledges (§1.10 b step 7).
-            if let confirmation = machine.activationAcknowledged() { return partComplete(confirmation, at: now) }
-            return fail(.transport(failure))
+            if failure.kind == .linkLost, let confirmation = machine.activationAcknowledged() {
+                return partComplete(confirmation, at: now)
+            }
+            guard failure.kind.isLinkFailure else { return fail(.transport(failure)) }
+            return recover(after: .transport(failure), because: "\(failure)", at: now)
+        case .secure, .readingVersion:
+            guard failure.kind.isLinkFailure else { return fail(.transport(failure)) }
+            return recover(after: .transport(failure), because: "\(failure)", at: now)
+        case .connecting:
+            // A device reached before that does not come back in time (it may advertise elsewhere after a reset,
+            // or late): look again, within the reconnect limit.
+            guard deviceWasReached, failure.kind.isLinkFailure || failure.kind == .deviceNotFound else {
+                return fail(.transport(failure))
+            }
+            return recover(after: .transport(failure), because: "\(failure)", at: now, linkIsDown: true)
         case .jumpingLegacy:
             return connect(bootloaderAfterLegacyJump, .afterJump, at: now)
         case .cancelling:
             return cancelled()
-        case .connecting, .readingVersion, .namingBootloader, .enteringBootloader, .secure, .awaitingDisconnect:
+        case .namingBootloader, .enteringBootloader, .awaitingDisconnect:
             return fail(.transport(failure))
         case .idle:
             preconditionFailure("transportFailed(_:at:) before start")
@@ -474,12 +518,12 @@ public struct DFUController: Sendable {
         switch variant {
         case .withoutBonds:
             ConnectionRequest(
-                address: lastRequest.address.incrementedLeastSignificantByte,
+                address: connectedAddress.incrementedLeastSignificantByte,
                 advertisedName: configuration.bootloaderName.map {
                     String(decoding: Array($0.utf8.prefix(20)), as: UTF8.self)
                 })
         case .withBonds:
-            ConnectionRequest(address: lastRequest.address)
+            ConnectionRequest(address: connectedAddress)
         }
     }
 
@@ -487,7 +531,7 @@ public struct DFUController: Sendable {
     /// uses the last byte + 1 when it did not (SDK 6.1, §1.11).
     private var bootloaderAfterLegacyJump: ConnectionRequest {
         ConnectionRequest(
-            address: lastRequest.address, alternativeAddress: lastRequest.address.incrementedLeastSignificantByte)
+            address: connectedAddress, alternativeAddress: connectedAddress.incrementedLeastSignificantByte)
     }
 
     private mutating func apply(_ output: MachineOutput, at now: Duration) -> [DFUAction] {
@@ -495,11 +539,14 @@ public struct DFUController: Sendable {
         case .running(let actions): actions
         case .partComplete(let actions, let confirmation): actions + partComplete(confirmation, at: now)
         case .failed(let error): fail(error)
+        case .restart(let actions, let reason, let error):
+            recover(after: error, because: reason, at: now, first: actions)
         }
     }
 
     private mutating func partComplete(_ confirmation: PartConfirmation, at now: Duration) -> [DFUAction] {
         confirmations.append(confirmation)
+        reconnects = 0
         let done = DFUAction.log(
             "part \(confirmations.count) of \(firmware.parts.count) (\(confirmation.imageType)) confirmed: "
                 + "\(confirmation.bytesConfirmed) bytes" + (confirmation.crc32.map { ", crc \(hex32($0))" } ?? ""))
@@ -510,8 +557,8 @@ public struct DFUController: Sendable {
         }
         // The target resets into the new bootloader or SoftDevice, which advertises at the same address. A legacy
         // bootloader reached at the application's address (peer data) may come back at the last byte + 1.
-        var next = ConnectionRequest(address: lastRequest.address)
-        if confirmation.dfuProtocol == .legacy, lastRequest.address == target {
+        var next = ConnectionRequest(address: connectedAddress)
+        if confirmation.dfuProtocol == .legacy, connectedAddress == target {
             next.alternativeAddress = target.incrementedLeastSignificantByte
         }
         state = .awaitingDisconnect(next, .direct)
@@ -521,16 +568,46 @@ public struct DFUController: Sendable {
         ]
     }
 
-    private mutating func reconnectAfterLinkLoss(at now: Duration) -> [DFUAction] {
+    /// Gives the update a new connection (Nordic's libraries reconnect and resume on link loss): drops the link
+    /// unless it is down already, then connects to where the target advertises now, and resumes (Secure) or starts
+    /// the part over (legacy). After ``DFUConfiguration/maximumReconnects`` in a row without progress, fails
+    /// with `error`.
+    ///
+    /// - Parameters:
+    ///   - error: The failure to report when no reconnect is left.
+    ///   - reason: Why, for the log.
+    ///   - now: The current time.
+    ///   - linkIsDown: Whether the link already dropped.
+    ///   - first: Actions to perform before the link is dropped (a legacy Reset).
+    /// - Returns: The actions.
+    private mutating func recover(
+        after error: DFUError, because reason: String, at now: Duration, linkIsDown: Bool = false,
+        first: [DFUAction] = []
+    ) -> [DFUAction] {
+        if case .secure(let machine) = state, machine.objectsExecuted > 0 { reconnects = 0 }
         guard reconnects < configuration.maximumReconnects else {
-            return fail(.reconnectsExhausted(attempts: reconnects))
+            if case .reconnectsExhausted = error { return fail(.reconnectsExhausted(attempts: reconnects)) }
+            return fail(error)
         }
         reconnects += 1
         let note = DFUAction.log(
-            "link lost; reconnecting (\(reconnects) of \(configuration.maximumReconnects))"
+            "\(reason); reconnecting (\(reconnects) of \(configuration.maximumReconnects))"
                 + (isLegacy ? ", legacy dfu restarts the part" : ""))
-        return [.cancelTimer(.response), .cancelTimer(.objectPreparation), note]
-            + connect(lastRequest, .direct, at: now)
+        let timers: [DFUAction] = [.cancelTimer(.response), .cancelTimer(.objectPreparation), .cancelTimer(.connection)]
+        if linkIsDown { return first + timers + [note] + connect(recoveryRequest, .direct, at: now) }
+        state = .awaitingDisconnect(recoveryRequest, .direct)
+        return first + timers + [
+            note, .disconnect, .startTimer(.disconnection, deadline: now + configuration.disconnectionTimeout),
+        ]
+    }
+
+    /// Where the target may advertise after link loss or a reset: where it was, or (for a bootloader reached at
+    /// another address, such as address + 1 after a buttonless jump) back at the user's address, where the
+    /// application comes back when the reset found it still valid.
+    private var recoveryRequest: ConnectionRequest {
+        var request = lastRequest
+        if request.address != target, request.alternativeAddress == nil { request.alternativeAddress = target }
+        return request
     }
 
     private var isLegacy: Bool {

@@ -6,6 +6,10 @@ enum MachineOutput: Equatable, Sendable {
     case partComplete([DFUAction], PartConfirmation)
     /// The part failed.
     case failed(DFUError)
+    /// The part must start over on a fresh connection (a legacy bootloader's restart after lost bytes, a CRC
+    /// error or an unfinished earlier update): perform these actions, then reconnect; `error` is the failure to
+    /// report once reconnects are exhausted.
+    case restart([DFUAction], reason: String, error: DFUError)
 }
 
 /// The facts about the current part that every machine needs.
@@ -39,6 +43,18 @@ struct PartContext: Equatable, Sendable {
     /// - Returns: The timer action.
     func responseTimer(at now: Duration) -> DFUAction {
         .startTimer(.response, deadline: now + configuration.responseTimeout)
+    }
+
+    /// The timer for a packet receipt notification that ends a run of `packets` writes: the time the link needs
+    /// for them plus a margin (``DFUConfiguration/packetWriteAllowance``, ``DFUConfiguration/receiptMargin``).
+    ///
+    /// - Parameters:
+    ///   - packets: The run's packet writes.
+    ///   - now: The time the run is handed to the adapter.
+    /// - Returns: The timer action.
+    func receiptTimer(afterRunOf packets: Int, at now: Duration) -> DFUAction {
+        .startTimer(
+            .response, deadline: now + configuration.packetWriteAllowance * packets + configuration.receiptMargin)
     }
 
     /// The response timer for an answer that follows a run of `bytes` payload bytes.

@@ -11,8 +11,10 @@ public struct DFUTargetAdapter<Transport: GATTTransport>: Sendable {
     public enum Outcome: Sendable, Equatable {
         /// Every part was confirmed by the device.
         case completed(DFUSummary)
-        /// The controller gave up; `transportError` is the last transport failure, when one led to the end.
-        case failed(DFUError, transportError: GATTTransportError?)
+        /// The controller gave up. A transport failure is inside the error, typed (``TransportFailureKind``);
+        /// `deviceWasReached` says whether any connection to the device succeeded (the controller's record), so a
+        /// caller can tell a device that vanished from one never found without looking at progress events.
+        case failed(DFUError, deviceWasReached: Bool)
     }
 
     private let transport: Transport
@@ -43,7 +45,6 @@ public struct DFUTargetAdapter<Transport: GATTTransport>: Sendable {
         var timers: [DFUTimer: Duration] = [:]
         var meter = RateMeter()
         var cancelled = false
-        var lastTransportError: GATTTransportError?
         var pending = controller.start(at: now())
 
         while true {
@@ -64,13 +65,11 @@ public struct DFUTargetAdapter<Transport: GATTTransport>: Sendable {
                             completions.append(completion)
                         }
                     } catch {
-                        lastTransportError = error
                         if case .linkLost = error, action.transportOperation != .connect {
                             linkLost = true
                             continue actions
                         }
-                        completions.append(
-                            .failed(TransportFailure(operation: action.transportOperation, cause: "\(error)")))
+                        completions.append(.failed(TransportFailure(operation: action.transportOperation, error)))
                         break actions
                     }
                 case .startTimer(let timer, let deadline):
@@ -87,7 +86,7 @@ public struct DFUTargetAdapter<Transport: GATTTransport>: Sendable {
                     return .completed(summary)
                 case .fail(let error):
                     await transport.disconnect()
-                    return .failed(error, transportError: lastTransportError)
+                    return .failed(error, deviceWasReached: controller.deviceWasReached)
                 }
             }
             pending = []
@@ -95,7 +94,8 @@ public struct DFUTargetAdapter<Transport: GATTTransport>: Sendable {
                 switch completion {
                 case .connected(let connection):
                     pending += controller.connected(
-                        mtu: connection.mtu, characteristics: connection.characteristics, at: now())
+                        mtu: connection.mtu, characteristics: connection.characteristics, address: connection.address,
+                        at: now())
                 case .written:
                     pending += controller.writeCompleted(at: now())
                 case .read(let value):
@@ -118,22 +118,20 @@ public struct DFUTargetAdapter<Transport: GATTTransport>: Sendable {
             do {
                 event = try await transport.nextEvent(until: start.advanced(by: waitUntil))
             } catch {
-                lastTransportError = error
-                pending = controller.transportFailed(TransportFailure(operation: .link, cause: "\(error)"), at: now())
+                pending = controller.transportFailed(TransportFailure(operation: .link, error), at: now())
                 continue
             }
             switch event {
             case .notification(let characteristic, let value):
                 pending = controller.receive(notification: value, from: characteristic, at: now())
-            case .disconnected(let reason):
-                lastTransportError = .linkLost(reason)
+            case .disconnected:
                 pending = controller.transportDisconnected(at: now())
             case nil:
                 if cancelled, Task.isCancelled, now() < waitUntil {
                     // The transport's waits end at once in a cancelled task. The Abort (or Reset) already went out;
                     // waiting for its answer would spin until the response timer, so the update ends here.
                     await transport.disconnect()
-                    return .failed(.cancelled, transportError: nil)
+                    return .failed(.cancelled, deviceWasReached: controller.deviceWasReached)
                 }
                 if let nextTimer, now() >= nextTimer.value {
                     timers[nextTimer.key] = nil
@@ -172,6 +170,31 @@ public struct DFUTargetAdapter<Transport: GATTTransport>: Sendable {
         case written
         case read([UInt8])
         case failed(TransportFailure)
+    }
+}
+
+extension TransportFailure {
+    /// The controller's view of a transport error: the operation, the error's kind, and its text.
+    ///
+    /// - Parameters:
+    ///   - operation: What the adapter was doing.
+    ///   - error: The transport's error.
+    init(operation: TransportOperation, _ error: GATTTransportError) {
+        self.init(operation: operation, kind: error.kind, cause: error.description)
+    }
+}
+
+extension GATTTransportError {
+    /// The kind of failure, one for one with the cases.
+    public var kind: TransportFailureKind {
+        switch self {
+        case .unavailable: .unavailable
+        case .deviceNotFound: .deviceNotFound
+        case .linkLost: .linkLost
+        case .timedOut: .timedOut
+        case .rejected: .rejected
+        case .failed: .failed
+        }
     }
 }
 

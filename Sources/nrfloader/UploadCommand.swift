@@ -176,9 +176,8 @@ struct UploadCommand: AsyncParsableCommand {
             case .completed(let summary):
                 renderer.finish(summary)
                 return .completed
-            case .failed(let error, let transportError):
-                let failure = UploadFailure(
-                    error: error, transportError: transportError, deviceWasReached: deviceWasReached)
+            case .failed(let error, let reached):
+                let failure = UploadFailure(error: error, deviceWasReached: reached)
                 renderer.fail(failure.description, status: failure.exitStatus)
                 return .failed(failure)
             }

@@ -1,13 +1,14 @@
 import DFUController
-import DFUTargetAdapter
 
 /// A DFU that did not complete, with the exit status that tells a CI job whether to retry.
+///
+/// The status is a function of typed values only: the controller's error (a transport failure inside it carries
+/// its ``TransportFailureKind``) and whether the controller ever connected to the device.
 struct UploadFailure: Error, Sendable, CustomStringConvertible {
     var error: DFUError
-    var transportError: GATTTransportError?
-    /// Whether the device was connected at some point: one that then vanishes is a temporary failure, not an
-    /// absent device.
-    var deviceWasReached = false
+    /// Whether a connection to the device succeeded at some point: one that then vanishes is a temporary failure,
+    /// not an absent device.
+    var deviceWasReached: Bool
 
     var description: String { "\(error)" }
 
@@ -18,12 +19,12 @@ struct UploadFailure: Error, Sendable, CustomStringConvertible {
         case .firmwareUnsuitable, .invalidFirmware: .dataError
         case .noDFUService: .unavailable
         case .timedOut, .crcMismatchPersisted, .reconnectsExhausted: .temporaryFailure
-        case .transport:
-            switch transportError {
+        case .transport(let failure):
+            switch failure.kind {
             case .deviceNotFound: deviceWasReached ? .temporaryFailure : .unavailable
             case .unavailable: .unavailable
             case .rejected: .protocolError
-            case .linkLost, .timedOut, .failed, nil: .temporaryFailure
+            case .linkLost, .timedOut, .failed: .temporaryFailure
             }
         }
     }

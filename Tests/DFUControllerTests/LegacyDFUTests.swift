@@ -62,7 +62,7 @@ func legacyController(image: [UInt8], initPacket: [UInt8] = legacyInit, prn: UIn
                     .finish(
                         DFUSummary(parts: [
                             PartConfirmation(
-                                imageType: .application, dfuProtocol: .legacy, bytesConfirmed: 48, crc32: nil)
+                                imageType: .application, dfuProtocol: .legacy, bytesConfirmed: 48, crc32: nil, evidence: .validateResponse([0x10, 0x04, 0x01]))
                         ]))),
             ], ignoringProgressAndLogs: true)
     }

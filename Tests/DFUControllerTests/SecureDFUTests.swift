@@ -123,7 +123,7 @@ func secureInitLines(mtu: Int = 23, prn: String = "02 03 00") -> [Line] {
                 .finish(
                     DFUSummary(parts: [
                         PartConfirmation(
-                            imageType: .application, dfuProtocol: .secure, bytesConfirmed: 160, crc32: crc(image, 160))
+                            imageType: .application, dfuProtocol: .secure, bytesConfirmed: 160, crc32: crc(image, 160), evidence: .reportedChecksum(.calculateChecksum, crc32: crc(image, 160)))
                     ]))),
             notifies(.secureControlPoint, "60 04 01"),  // terminal: ignored
             .disconnects,
@@ -177,8 +177,7 @@ func secureInitLines(mtu: Int = 23, prn: String = "02 03 00") -> [Line] {
                 .finish(
                     DFUSummary(parts: [
                         PartConfirmation(
-                            imageType: .application, dfuProtocol: .secure, bytesConfirmed: 9000, crc32: crc(image, 9000)
-                        )
+                            imageType: .application, dfuProtocol: .secure, bytesConfirmed: 9000, crc32: crc(image, 9000), evidence: .reportedChecksum(.calculateChecksum, crc32: crc(image, 9000)))
                     ]))),
         ]
         run(&controller, lines, ignoringProgressAndLogs: true)

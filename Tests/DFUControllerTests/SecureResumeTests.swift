@@ -94,7 +94,7 @@ func resumedInitLines() -> [Line] {
                         DFUSummary(parts: [
                             PartConfirmation(
                                 imageType: .application, dfuProtocol: .secure, bytesConfirmed: 160,
-                                crc32: crc(image, 160))
+                                crc32: crc(image, 160), evidence: .reportedChecksum(.selectObject, crc32: crc(image, 160)))
                         ]))),
             ], ignoringProgressAndLogs: true)
     }

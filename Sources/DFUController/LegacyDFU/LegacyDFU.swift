@@ -15,7 +15,9 @@ enum LegacyGeneration: Equatable, Sendable {
 
 /// The legacy DFU machine for one part on one connection (dfu-protocols.md §1.10 b).
 ///
-/// Legacy DFU cannot resume: after a lost link the part starts over from Start DFU.
+/// Legacy DFU cannot resume: after a lost link the part starts over from Start DFU. When a receipt notification is
+/// late or disagrees, the machine asks the target how many bytes it holds (Report Received Image Size); if they are
+/// not the bytes sent, or Validate finds a CRC error, the part restarts cleanly: Reset, reconnect, Start DFU.
 struct LegacyDFU: Equatable, Sendable {
     /// The steps of one part; each names what the machine is waiting for.
     enum Step: Equatable, Sendable {
@@ -23,11 +25,15 @@ struct LegacyDFU: Equatable, Sendable {
         case starting(LegacyGeneration)
         /// Waiting for `10 02` after the init packet.
         case initializing(LegacyGeneration)
-        /// Streaming the image; waiting for a receipt notification or, after the last packet, `10 03`.
-        case receiving(sent: Int)
+        /// Streaming the image; waiting for a receipt notification or, after the last packet, `10 03`. `sent` bytes
+        /// were handed to the link, the target acknowledged `confirmed` of them.
+        case receiving(sent: Int, confirmed: Int)
+        /// A receipt was late or disagreed with `sent`: waiting for the answer to Report Received Image Size.
+        case reportingSize(sent: Int, confirmed: Int)
         /// Waiting for `10 04` after Validate Firmware.
         case validating
-        /// Waiting for the acknowledgement of Activate Image and Reset; the target may reset first.
+        /// Activate Image and Reset written after `10 04 01`: waiting for the target to reset (the link drops); an
+        /// error answer means nothing was activated.
         case activating
     }
 
@@ -91,8 +97,9 @@ struct LegacyDFU: Equatable, Sendable {
         switch step {
         case .starting: .legacyResponse(.startDFU)
         case .initializing: .legacyResponse(.initializeDFUParameters)
-        case .receiving(let sent):
+        case .receiving(let sent, _):
             sent == part.image.count ? .legacyResponse(.receiveFirmwareImage) : .legacyPacketReceipt
+        case .reportingSize: .legacyResponse(.reportReceivedImageSize)
         case .validating: .legacyResponse(.validateFirmware)
         case .activating: .legacyResponse(.activateAndReset)
         }
@@ -116,41 +123,106 @@ struct LegacyDFU: Equatable, Sendable {
             return started(generation, status, at: now)
         case (.initializing, .response(.initializeDFUParameters, .success)):
             return .running(beginReceiving(at: now))
-        case (.receiving(let sent), .packetReceipt(let received)):
-            guard sent < part.image.count, matches(received, sent: sent) else {
-                return .failed(.protocolViolation(.unsolicited(.legacyControlPoint, received: bytes)))
+        case (.receiving(let sent, let confirmed), .packetReceipt(let received)):
+            if sent < part.image.count, matches(received, sent: sent) {
+                return .running(
+                    [context.progress(.sendingFirmware, sent: sent, confirmed: sent)] + sendRun(from: sent, at: now))
+            }
+            if matches(received, sent: confirmed) {
+                return .running([.log("ignored a stale packet receipt for \(received) bytes")])
             }
             return .running(
-                [context.progress(.sendingFirmware, sent: sent, confirmed: sent)] + sendRun(from: sent, at: now))
-        case (.receiving(let sent), .response(.receiveFirmwareImage, .success)) where sent == part.image.count:
-            step = .validating
+                [.log("packet receipt for \(received) bytes, \(sent) sent; asking for the received size")]
+                    + reportSize(sent: sent, confirmed: confirmed, at: now))
+        case (.receiving(let sent, _), .response(.receiveFirmwareImage, .success)) where sent == part.image.count:
+            return .running(validate(sent: sent, at: now))
+        case (.reportingSize(let sent, _), .receivedImageSize(let size)):
+            guard Int(size) == sent else {
+                return .restart(
+                    resetting, reason: "target holds \(size) of the \(sent) bytes sent",
+                    error: .timedOut(.legacyPacketReceipt, limit: configuration.responseTimeout))
+            }
+            if sent == part.image.count { return .running(validate(sent: sent, at: now)) }
             return .running(
-                [context.progress(.validating, sent: sent, confirmed: sent)]
-                    + [
-                        .write(.legacyControlPoint, [LegacyOpcode.validateFirmware.rawValue]),
-                        context.responseTimer(at: now),
-                    ])
+                [context.progress(.sendingFirmware, sent: sent, confirmed: sent)] + sendRun(from: sent, at: now))
+        case (.reportingSize, .packetReceipt), (.reportingSize, .response(.receiveFirmwareImage, .success)):
+            // A late receipt (or the end of the image) overtaken by the size request: its answer decides.
+            return .running([.log("ignored a late notification while asking for the received size")])
         case (.validating, .response(.validateFirmware, .success)):
             step = .activating
             return .running([
                 .cancelTimer(.response), .write(.legacyControlPoint, [LegacyOpcode.activateAndReset.rawValue]),
+                .startTimer(.response, deadline: now + configuration.responseTimeout),
             ])
+        case (.validating, .response(.validateFirmware, .crcError)):
+            return .restart(
+                resetting, reason: "the target found a crc error in the received image",
+                error: .rejected(.legacy(.validateFirmware, .crcError)))
+        case (.activating, .response(.activateAndReset, .success)):
+            // Not a documented answer, and not the reset itself: the link drop confirms the activation.
+            return .running([.log("activate and reset answered success; waiting for the reset")])
         case (.initializing, .response(let opcode, let status)) where opcode == .initializeDFUParameters,
             (.receiving, .response(let opcode, let status)) where opcode == .receiveFirmwareImage && status != .success,
-            (.validating, .response(let opcode, let status)) where opcode == .validateFirmware:
+            (.validating, .response(let opcode, let status)) where opcode == .validateFirmware,
+            (.activating, .response(let opcode, let status)) where opcode == .activateAndReset,
+            (.reportingSize, .response(let opcode, let status)) where opcode == .reportReceivedImageSize:
             return .failed(.rejected(.legacy(opcode, status)))
-        case (.starting, _), (.initializing, _), (.receiving, _), (.validating, _), (.activating, _):
+        case (.starting, _), (.initializing, _), (.receiving, _), (.reportingSize, _), (.validating, _),
+            (.activating, _):
             return .failed(.protocolViolation(.unsolicited(.legacyControlPoint, received: bytes)))
         }
     }
 
-    /// Handles the acknowledgement of a write with response, or the link dropping during activation.
+    /// Handles a response timer: a late receipt (or end of image) asks for the received size; any other late
+    /// answer restarts the part on a new connection.
     ///
-    /// - Returns: The part's confirmation if the machine was activating, else `nil`.
+    /// - Parameter now: The current time.
+    /// - Returns: What to do next.
+    mutating func responseLate(at now: Duration) -> MachineOutput {
+        switch step {
+        case .receiving(let sent, let confirmed):
+            return .running(
+                [.log("no notification after \(sent) bytes; asking for the received size")]
+                    + reportSize(sent: sent, confirmed: confirmed, at: now))
+        case .starting, .initializing, .reportingSize, .validating, .activating:
+            let limit =
+                awaited == .legacyResponse(.startDFU) ? configuration.legacyStartTimeout : configuration.responseTimeout
+            let error = DFUError.timedOut(awaited, limit: limit)
+            return .restart(resetting, reason: "\(error)", error: error)
+        }
+    }
+
+    /// Handles the link dropping, or a write failing because it dropped.
+    ///
+    /// - Returns: The part's confirmation if Activate and Reset was written after a successful Validate (the target
+    ///   resets to activate), else `nil`.
     func activationAcknowledged() -> PartConfirmation? {
         guard case .activating = step else { return nil }
+        let validated = [
+            LegacyOpcode.response.rawValue, LegacyOpcode.validateFirmware.rawValue, LegacyStatus.success.rawValue,
+        ]
         return PartConfirmation(
-            imageType: part.imageType, dfuProtocol: .legacy, bytesConfirmed: part.image.count, crc32: nil)
+            imageType: part.imageType, dfuProtocol: .legacy, bytesConfirmed: part.image.count, crc32: nil,
+            evidence: .validateResponse(validated))
+    }
+
+    /// The write that makes the target drop what it holds and reset, before a restart on a new connection.
+    private var resetting: [DFUAction] { [.write(.legacyControlPoint, [LegacyOpcode.reset.rawValue])] }
+
+    private mutating func reportSize(sent: Int, confirmed: Int, at now: Duration) -> [DFUAction] {
+        step = .reportingSize(sent: sent, confirmed: confirmed)
+        return [
+            .write(.legacyControlPoint, [LegacyOpcode.reportReceivedImageSize.rawValue]),
+            context.responseTimer(at: now),
+        ]
+    }
+
+    private mutating func validate(sent: Int, at now: Duration) -> [DFUAction] {
+        step = .validating
+        return [
+            context.progress(.validating, sent: sent, confirmed: sent),
+            .write(.legacyControlPoint, [LegacyOpcode.validateFirmware.rawValue]), context.responseTimer(at: now),
+        ]
     }
 
     private mutating func started(_ generation: LegacyGeneration, _ status: LegacyStatus, at now: Duration)
@@ -178,7 +250,13 @@ struct LegacyDFU: Equatable, Sendable {
         case .notSupported where generation == .v2 && part.imageType == .application:
             // An SDK ≤ 5 bootloader refuses the 12-byte size packet; iOS retries with the v1 form (§1.10 b, 2a).
             return .running([.log("start dfu not supported; retrying with the v1 size packet")] + start(.v1, at: now))
-        case .invalidState, .notSupported, .dataSizeExceedsLimit, .crcError, .operationFailed:
+        case .invalidState:
+            // An earlier update was interrupted and the bootloader kept its state: Android resets it and starts
+            // over ("Last upload interrupted. Restarting device").
+            return .restart(
+                resetting, reason: "the bootloader holds an unfinished update (start dfu answered invalidState)",
+                error: .rejected(.legacy(.startDFU, status)))
+        case .notSupported, .dataSizeExceedsLimit, .crcError, .operationFailed:
             return .failed(.rejected(.legacy(.startDFU, status)))
         }
     }
@@ -220,11 +298,14 @@ struct LegacyDFU: Equatable, Sendable {
         let size = configuration.legacyPacketSize
         let end = interval == 0 ? part.image.count : min(part.image.count, sent + interval * size)
         let run = part.image[sent..<end]
-        step = .receiving(sent: end)
-        return [
-            .writePackets(.legacyPacket, packets(of: run, size: size)),
-            context.responseTimer(afterRunOf: run.count, at: now),
-        ]
+        let writes = packets(of: run, size: size)
+        step = .receiving(sent: end, confirmed: sent)
+        // A run of `interval` writes that does not end the image ends in a receipt notification.
+        let timer =
+            end < part.image.count
+            ? context.receiptTimer(afterRunOf: writes.count, at: now)
+            : context.responseTimer(afterRunOf: run.count, at: now)
+        return [.writePackets(.legacyPacket, writes), timer]
     }
 
     /// Compares a receipt count with the bytes sent; SDK 5.2 reports only the low 16 bits (iOS compares them).

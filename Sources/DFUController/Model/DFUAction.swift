@@ -151,6 +151,8 @@ public struct PartConfirmation: Sendable, Equatable {
     /// The CRC-32 the device reported over those bytes (Secure DFU); legacy targets report none and confirm by
     /// answering Validate Firmware with success after checking the init packet's CRC-16.
     public var crc32: UInt32?
+    /// How the device confirmed the part, so that a script can tell (issue 16).
+    public var evidence: ConfirmationEvidence
 
     /// Creates a confirmation.
     ///
@@ -159,12 +161,28 @@ public struct PartConfirmation: Sendable, Equatable {
     ///   - dfuProtocol: The protocol that sent it.
     ///   - bytesConfirmed: Payload bytes the device reported.
     ///   - crc32: The CRC-32 the device reported, if the protocol reports one.
-    public init(imageType: ImageType, dfuProtocol: DFUProtocol, bytesConfirmed: Int, crc32: UInt32?) {
+    ///   - evidence: The device's message that confirmed the part.
+    public init(
+        imageType: ImageType, dfuProtocol: DFUProtocol, bytesConfirmed: Int, crc32: UInt32?,
+        evidence: ConfirmationEvidence
+    ) {
         self.imageType = imageType
         self.dfuProtocol = dfuProtocol
         self.bytesConfirmed = bytesConfirmed
         self.crc32 = crc32
+        self.evidence = evidence
     }
+}
+
+/// The device's message that confirmed a part, byte for byte.
+public enum ConfirmationEvidence: Sendable, Equatable {
+    /// Secure DFU: the answer to this request (Calculate Checksum after the last object, or Select when the target
+    /// already held the whole image) reported the part's size and this CRC-32, equal to the image's, before the
+    /// last Execute succeeded. Every earlier object was checked the same way before it was executed.
+    case reportedChecksum(SecureOpcode, crc32: UInt32)
+    /// Legacy DFU: the target answered Validate Firmware with these bytes (`10 04 01`) after checking the image
+    /// against the init packet's CRC-16, then reset on Activate Image and Reset without an error answer.
+    case validateResponse([UInt8])
 }
 
 /// The result of a successful update.

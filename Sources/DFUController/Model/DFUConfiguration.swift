@@ -80,6 +80,22 @@ public struct DFUConfiguration: Sendable, Equatable {
     /// working transfers (0.7–0.8 KB/s, dfu-protocols.md §6).
     public var minimumThroughput: Int = 500
 
+    /// The longest one packet write may take on a working link, for the wait on a packet receipt notification.
+    ///
+    /// A run of N packets that ends in a receipt notification gets N × this plus ``receiptMargin`` before the
+    /// controller asks the target where it stands (Calculate Checksum; legacy: Report Received Image Size), instead
+    /// of ``responseTimeout``: a lost packet or notification then costs about a second, not 20 (issue 11). Default
+    /// 50 ms: BlueZ's longest default LE connection interval (`le_max_conn_interval` 40 × 1.25 ms), at least one
+    /// packet per connection event. A late notification only costs a checksum round trip.
+    public var packetWriteAllowance: Duration = .milliseconds(50)
+
+    /// What a packet receipt notification may lag behind the run's last packet: the target's flash write and the
+    /// notification's connection event.
+    ///
+    /// Default 1 s: above an SDK 15 page erase (85 ms) that the first packets of an object wait for, and the
+    /// 4 s supervision timeout is not at stake, since a late receipt only triggers a checksum request.
+    public var receiptMargin: Duration = .seconds(1)
+
     /// How long to wait for connection and service discovery.
     ///
     /// Default 15 s: iOS tries the same peripheral for 15 s after a part before scanning (§2.11); a bootloader
@@ -92,9 +108,12 @@ public struct DFUConfiguration: Sendable, Equatable {
     /// application's may be longer, so after this the controller disconnects itself.
     public var disconnectionTimeout: Duration = .seconds(5)
 
-    /// How many times a lost link is reconnected during one update before it is an error.
+    /// How many times in a row the controller reconnects (after link loss, a response that never came, or a
+    /// legacy restart) before it is an error.
     ///
     /// Default 3: bounded, as users.md §5 asks ("no unbounded retry loops"); each reconnect of Secure DFU resumes.
+    /// The count starts again once a connection got a data object executed, so a long update survives several
+    /// separate faults while a device that fails the same way every time is given up on. `--retries` sets it.
     public var maximumReconnects: Int = 3
 
     /// Creates the default policy.

@@ -100,6 +100,9 @@ public enum ProtocolViolation: Error, Sendable, Equatable, CustomStringConvertib
 public struct TransportFailure: Sendable, Equatable, CustomStringConvertible {
     /// What the adapter was doing.
     public var operation: TransportOperation
+    /// What kind of failure the transport reported, typed from the transport's own error (style §14): the
+    /// controller decides on it whether to reconnect, and the CLI derives the exit status from it.
+    public var kind: TransportFailureKind
     /// The transport's own error, rendered by the adapter (for BlueZ: the D-Bus error name and message).
     public var cause: String
 
@@ -107,14 +110,41 @@ public struct TransportFailure: Sendable, Equatable, CustomStringConvertible {
     ///
     /// - Parameters:
     ///   - operation: What the adapter was doing.
+    ///   - kind: What kind of failure it was.
     ///   - cause: The transport's own error text.
-    public init(operation: TransportOperation, cause: String) {
+    public init(operation: TransportOperation, kind: TransportFailureKind, cause: String) {
         self.operation = operation
+        self.kind = kind
         self.cause = cause
     }
 
     /// For example `write to secureControlPoint: org.bluez.Error.Failed: not connected`.
     public var description: String { "\(operation): \(cause)" }
+}
+
+/// The kinds of transport failure, sorted by what the user (or the controller) can do about them.
+public enum TransportFailureKind: Sendable, Equatable, CaseIterable {
+    /// No Bluetooth stack, no adapter, adapter off, or no permission.
+    case unavailable
+    /// No device matched the connection request before its deadline.
+    case deviceNotFound
+    /// The link dropped during the operation.
+    case linkLost
+    /// The operation did not complete in time (for example an ATT transaction timeout).
+    case timedOut
+    /// The device answered the operation with an ATT error.
+    case rejected
+    /// Anything else the transport reports.
+    case failed
+
+    /// Whether a new connection may succeed where this one failed: the controller reconnects (within its limit)
+    /// after these, and gives up at once after the others.
+    public var isLinkFailure: Bool {
+        switch self {
+        case .linkLost, .timedOut: true
+        case .unavailable, .deviceNotFound, .rejected, .failed: false
+        }
+    }
 }
 
 /// The transport operation that failed.

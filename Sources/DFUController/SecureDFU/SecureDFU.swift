@@ -30,6 +30,11 @@ struct SecureDFU: Equatable, Sendable {
         case preparingData(DataCursor)
         /// Waiting for the packet receipt notification that ends a run.
         case awaitingReceipt(DataCursor)
+        /// The receipt notification was late: waiting for the checksum that says where the target stands.
+        case checksummingReceipt(DataCursor)
+        /// The target holds the run only in part, with a matching CRC: waiting for Set PRN, which restarts its
+        /// receipt count, before the rest of the object is sent from where the target stands.
+        case restoringReceipts(DataCursor)
         /// Waiting for the checksum after the object's last packet.
         case checksummingData(DataCursor)
         /// Waiting for Execute (data) of a verified object.
@@ -44,6 +49,11 @@ struct SecureDFU: Equatable, Sendable {
     private(set) var step: Step
     /// Data objects created on this connection, to apply the preparation delay's scope.
     private var objectsCreated = 0
+    /// Data objects executed on this connection: progress that makes a later reconnect a fresh start.
+    private(set) var objectsExecuted = 0
+    /// The last notification handled; the same bytes again are a stale copy (a receipt that came after the
+    /// checksum asked for it, or a duplicate), never news.
+    private var lastNotification: [UInt8]?
 
     /// Creates the machine for a fresh connection.
     ///
@@ -74,8 +84,8 @@ struct SecureDFU: Equatable, Sendable {
         switch step {
         case .selectingCommand, .selectingData: .secureResponse(.selectObject)
         case .creatingCommand, .creatingData: .secureResponse(.createObject)
-        case .disablingReceipts, .settingReceipts: .secureResponse(.setPacketReceiptNotification)
-        case .checksummingCommand, .checksummingData: .secureResponse(.calculateChecksum)
+        case .disablingReceipts, .settingReceipts, .restoringReceipts: .secureResponse(.setPacketReceiptNotification)
+        case .checksummingCommand, .checksummingData, .checksummingReceipt: .secureResponse(.calculateChecksum)
         case .executingCommand, .executingResumed, .executingData: .secureResponse(.execute)
         case .awaitingReceipt, .preparingData: .securePacketReceipt
         }
@@ -86,8 +96,8 @@ struct SecureDFU: Equatable, Sendable {
         switch step {
         case .selectingCommand, .selectingData: .selectObject
         case .creatingCommand, .creatingData: .createObject
-        case .disablingReceipts, .settingReceipts: .setPacketReceiptNotification
-        case .checksummingCommand, .checksummingData, .awaitingReceipt: .calculateChecksum
+        case .disablingReceipts, .settingReceipts, .restoringReceipts: .setPacketReceiptNotification
+        case .checksummingCommand, .checksummingData, .awaitingReceipt, .checksummingReceipt: .calculateChecksum
         case .executingCommand, .executingResumed, .executingData: .execute
         case .preparingData: nil
         }
@@ -100,6 +110,10 @@ struct SecureDFU: Equatable, Sendable {
     ///   - now: The current time.
     /// - Returns: What to do next.
     mutating func receive(_ bytes: [UInt8], at now: Duration) -> MachineOutput {
+        guard bytes != lastNotification else {
+            return .running([.log("ignored a repeated notification '\(hexBytes(bytes))'")])
+        }
+        lastNotification = bytes
         guard let opcode = awaitedOpcode else {
             // Create (data) was answered and nothing is outstanding: any notification now is unsolicited.
             return .failed(.protocolViolation(.unsolicited(.secureControlPoint, received: bytes)))
@@ -120,6 +134,19 @@ struct SecureDFU: Equatable, Sendable {
             return .failed(.rejected(.secure(opcode, result, extended)))
         }
         return handle(response, at: now)
+    }
+
+    /// Handles a response timer that expired while a run's receipt notification was due: asks the target for its
+    /// offset and CRC (the packet or the notification may be lost), as Nordic's libraries do.
+    ///
+    /// - Parameter now: The current time.
+    /// - Returns: The checksum request, or `nil` if the machine was waiting for a response, not a receipt.
+    mutating func receiptLate(at now: Duration) -> MachineOutput? {
+        guard case .awaitingReceipt(let cursor) = step else { return nil }
+        step = .checksummingReceipt(cursor)
+        return .running(
+            [.log("no packet receipt notification after \(cursor.sent) bytes; asking for the checksum")]
+                + request(.calculateChecksum, at: now))
     }
 
     /// Handles the expiry of the object preparation delay.
@@ -171,7 +198,9 @@ struct SecureDFU: Equatable, Sendable {
         case (.selectingData, .objectInfo(let info)):
             return selectedData(info, at: now)
         case (.executingResumed(let cursor, let report), .success):
-            if report.offset == UInt32(image.count) { return .partComplete([], confirmation(report)) }
+            if report.offset == UInt32(image.count) {
+                return .partComplete([], confirmation(report, reportedBy: .selectObject))
+            }
             return .running(next(after: cursor, at: now))
         case (.creatingData(let cursor), .success):
             objectsCreated += 1
@@ -180,7 +209,8 @@ struct SecureDFU: Equatable, Sendable {
             guard applies, delay > .zero else { return .running(sendRun(cursor, at: now)) }
             step = .preparingData(cursor)
             return .running([.cancelTimer(.response), .startTimer(.objectPreparation, deadline: now + delay)])
-        case (.awaitingReceipt(let cursor), .checksum(let report)):
+        case (.awaitingReceipt(let cursor), .checksum(let report)),
+            (.checksummingReceipt(let cursor), .checksum(let report)):
             if let retry = verify(report, against: cursor, at: now) { return retry }
             let end = cursor.plan.range(of: cursor.object).upperBound
             let confirmed = context.progress(.sendingFirmware, sent: cursor.sent, confirmed: Int(report.offset))
@@ -194,9 +224,12 @@ struct SecureDFU: Equatable, Sendable {
             return .running(
                 (isLast ? [context.progress(.validating, sent: cursor.sent, confirmed: Int(report.offset))] : [])
                     + request(.execute, at: now))
+        case (.restoringReceipts(let cursor), .success):
+            return .running(sendRun(cursor, at: now))
         case (.executingData(let cursor, let report), .success):
+            objectsExecuted += 1
             if cursor.object == cursor.plan.count - 1 {
-                return .partComplete([], confirmation(report))
+                return .partComplete([], confirmation(report, reportedBy: .calculateChecksum))
             }
             let progress = context.progress(.sendingFirmware, sent: cursor.sent, confirmed: Int(report.offset))
             return .running([progress] + next(after: cursor, at: now))
@@ -294,13 +327,13 @@ struct SecureDFU: Equatable, Sendable {
         let writes = packets(of: run, size: packetSize)
         cursor.crc.update(run)
         cursor.sent = runEnd
-        let timer = context.responseTimer(afterRunOf: run.count, at: now)
         // The target notifies after every `interval` writes since Create or Set PRN; a run shorter than the
         // interval can only end the object, and its last write triggers no notification.
         if interval > 0, writes.count == interval {
             step = .awaitingReceipt(cursor)
-            return [.writePackets(.securePacket, writes), timer]
+            return [.writePackets(.securePacket, writes), context.receiptTimer(afterRunOf: writes.count, at: now)]
         }
+        let timer = context.responseTimer(afterRunOf: run.count, at: now)
         step = .checksummingData(cursor)
         return [
             .writePackets(.securePacket, writes), .write(.secureControlPoint, SecureRequest.calculateChecksum.encoded),
@@ -308,13 +341,15 @@ struct SecureDFU: Equatable, Sendable {
         ]
     }
 
-    /// Checks a checksum report against what was sent; returns the retry or failure if it disagrees.
+    /// Checks a checksum report against what was sent; returns the recovery or failure if it disagrees.
+    ///
+    /// When the target holds a prefix of the object with a matching CRC (the run's last packets were lost), the
+    /// object continues from there after Set PRN restarts the target's receipt count; when its CRC is wrong, or it
+    /// holds more than was sent (a duplicated packet), the object is created again (dfu-protocols.md §2.8 step 5).
+    /// Either costs an attempt of ``DFUConfiguration/attemptsPerObject``.
     private mutating func verify(_ report: ChecksumReport, against cursor: DataCursor, at now: Duration)
         -> MachineOutput?
     {
-        if report.offset > UInt32(cursor.sent) {
-            return .failed(.protocolViolation(.offsetBeyondSent(reported: report.offset, sent: cursor.sent)))
-        }
         guard report.offset != UInt32(cursor.sent) || report.crc != cursor.crc.value else { return nil }
         let mismatch = CRCMismatch(
             objectType: .data, objectIndex: cursor.object, attempts: cursor.attempt,
@@ -322,13 +357,27 @@ struct SecureDFU: Equatable, Sendable {
             expectedCRC: cursor.crc.value, reportedOffset: report.offset, reportedCRC: report.crc)
         guard cursor.attempt < configuration.attemptsPerObject else { return .failed(.crcMismatchPersisted(mismatch)) }
         let start = cursor.plan.range(of: cursor.object).lowerBound
+        let attempt = "attempt \(cursor.attempt) of \(configuration.attemptsPerObject)"
+        let offset = Int(report.offset)
+        if offset >= start, offset < cursor.sent, report.crc == crc(upTo: offset) {
+            let resumed = DataCursor(
+                plan: cursor.plan, object: cursor.object, attempt: cursor.attempt + 1, sent: offset,
+                crc: CRC32(continuingFrom: report.crc))
+            step = .restoringReceipts(resumed)
+            return .running(
+                [
+                    .log(
+                        "data object \(cursor.object): target holds \(offset) of \(cursor.sent) bytes sent, crc "
+                            + "matches; continuing from \(offset), \(attempt)")
+                ]
+                    + request(.setPacketReceiptNotification(configuration.packetReceiptNotificationInterval), at: now))
+        }
         let retry = DataCursor(
             plan: cursor.plan, object: cursor.object, attempt: cursor.attempt + 1, sent: start,
             crc: CRC32(continuingFrom: crc(upTo: start)))
         let note = DFUAction.log(
             "data object \(cursor.object) checksum mismatch (offset \(report.offset) crc \(hex32(report.crc)), "
-                + "expected \(cursor.sent) \(hex32(cursor.crc.value))), attempt \(cursor.attempt) of "
-                + "\(configuration.attemptsPerObject)")
+                + "expected \(cursor.sent) \(hex32(cursor.crc.value))), \(attempt)")
         return .running([note] + create(retry, at: now))
     }
 
@@ -336,10 +385,10 @@ struct SecureDFU: Equatable, Sendable {
         CRC32.checksum(Array(image[..<offset]))
     }
 
-    private func confirmation(_ report: ChecksumReport) -> PartConfirmation {
+    private func confirmation(_ report: ChecksumReport, reportedBy opcode: SecureOpcode) -> PartConfirmation {
         PartConfirmation(
             imageType: context.part.imageType, dfuProtocol: .secure, bytesConfirmed: Int(report.offset),
-            crc32: report.crc)
+            crc32: report.crc, evidence: .reportedChecksum(opcode, crc32: report.crc))
     }
 
     private func request(_ request: SecureRequest, at now: Duration) -> [DFUAction] {

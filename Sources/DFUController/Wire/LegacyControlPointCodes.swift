@@ -76,6 +76,8 @@ enum LegacyNotification: Equatable, Sendable {
     case response(LegacyOpcode, LegacyStatus)
     /// `11 bytes(u32 LE)`: firmware bytes received so far.
     case packetReceipt(bytesReceived: UInt32)
+    /// `10 07 01 bytes(u32 LE)`: the answer to Report Received Image Size.
+    case receivedImageSize(UInt32)
 
     /// Decodes a legacy Control Point notification.
     ///
@@ -91,7 +93,9 @@ enum LegacyNotification: Equatable, Sendable {
                 throw .unexpectedMessage(expected: [first], received: bytes)
             }
             guard let status = LegacyStatus(rawValue: bytes[2]) else { throw .unknownResultCode(received: bytes) }
-            return .response(opcode, status)
+            guard opcode == .reportReceivedImageSize, status == .success else { return .response(opcode, status) }
+            guard bytes.count >= 7 else { throw .tooShort(expectedLength: 7, received: bytes) }
+            return .receivedImageSize(LittleEndian.uint32(bytes, at: 3))
         case LegacyOpcode.packetReceiptNotification.rawValue:
             guard bytes.count >= 5 else { throw .tooShort(expectedLength: 5, received: bytes) }
             return .packetReceipt(bytesReceived: LittleEndian.uint32(bytes, at: 1))
