@@ -365,9 +365,11 @@ public struct DFUController: Sendable {
         case .legacy(let machine):
             // The target resets to activate the image it validated (§1.10 b step 7).
             if let confirmation = machine.activationAcknowledged() { return partComplete(confirmation, at: now) }
-            return recover(after: .reconnectsExhausted(attempts: reconnects), because: "link lost", at: now, linkIsDown: true)
+            return recover(
+                after: .reconnectsExhausted(attempts: reconnects), because: "link lost", at: now, linkIsDown: true)
         case .secure, .readingVersion, .namingBootloader:
-            return recover(after: .reconnectsExhausted(attempts: reconnects), because: "link lost", at: now, linkIsDown: true)
+            return recover(
+                after: .reconnectsExhausted(attempts: reconnects), because: "link lost", at: now, linkIsDown: true)
         case .connecting:
             let failure = TransportFailure(operation: .link, kind: .linkLost, cause: "disconnected during connection")
             guard deviceWasReached else { return fail(.transport(failure)) }
@@ -568,9 +570,10 @@ public struct DFUController: Sendable {
         ]
     }
 
-    /// Gives the update a new connection (Nordic's libraries reconnect and resume on link loss): drops the link
-    /// unless it is down already, then connects to where the target advertises now, and resumes (Secure) or starts
-    /// the part over (legacy). After ``DFUConfiguration/maximumReconnects`` in a row without progress, fails
+    /// Gives the update a new connection, as Nordic's libraries reconnect and resume on link loss.
+    ///
+    /// Drops the link unless it is down already, then connects to where the target advertises now, and resumes
+    /// (Secure) or starts the part over (legacy). After ``DFUConfiguration/maximumReconnects`` in a row without progress, fails
     /// with `error`.
     ///
     /// - Parameters:
@@ -593,7 +596,9 @@ public struct DFUController: Sendable {
         let note = DFUAction.log(
             "\(reason); reconnecting (\(reconnects) of \(configuration.maximumReconnects))"
                 + (isLegacy ? ", legacy dfu restarts the part" : ""))
-        let timers: [DFUAction] = [.cancelTimer(.response), .cancelTimer(.objectPreparation), .cancelTimer(.connection)]
+        let timers: [DFUAction] = [
+            .cancelTimer(.response), .cancelTimer(.objectPreparation), .cancelTimer(.connection),
+        ]
         if linkIsDown { return first + timers + [note] + connect(recoveryRequest, .direct, at: now) }
         state = .awaitingDisconnect(recoveryRequest, .direct)
         return first + timers + [

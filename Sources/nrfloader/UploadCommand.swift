@@ -89,8 +89,9 @@ struct UploadCommand: AsyncParsableCommand {
             throw ValidationError("the simulated \(kind.rawValue) device does not advertise")
         }
         let address = try BluetoothAddress(parsing: advertised.address.description)
+        let label = "\(target ?? "sim") (\(advertised.address))"
         do {
-            try await upload(firmware, to: address, named: "\(target ?? "sim") (\(advertised.address))", over: transport)
+            try await upload(firmware, to: address, named: label, over: transport)
         } catch {
             try simulatorOptions.saveActivatedImages(of: transport.device)
             throw error

@@ -138,9 +138,11 @@ import Testing
                         PartConfirmation(
                             imageType: .softDeviceAndBootloader(softDeviceSize: 4, bootloaderSize: 4),
                             dfuProtocol: .secure,
-                            bytesConfirmed: 8, crc32: crc(first, 8), evidence: .reportedChecksum(.calculateChecksum, crc32: crc(first, 8))),
+                            bytesConfirmed: 8, crc32: crc(first, 8),
+                            evidence: .reportedChecksum(.calculateChecksum, crc32: crc(first, 8))),
                         PartConfirmation(
-                            imageType: .application, dfuProtocol: .secure, bytesConfirmed: 8, crc32: crc(second, 8), evidence: .reportedChecksum(.calculateChecksum, crc32: crc(second, 8))),
+                            imageType: .application, dfuProtocol: .secure, bytesConfirmed: 8, crc32: crc(second, 8),
+                            evidence: .reportedChecksum(.calculateChecksum, crc32: crc(second, 8))),
                     ]))),
         ]
         run(&controller, lines, ignoringProgressAndLogs: true)

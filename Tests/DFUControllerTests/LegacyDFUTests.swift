@@ -4,9 +4,13 @@ import Testing
 
 let legacyInit = hex("FF FF FF FF FF FF FF FF 01 00 FE FF 66 05")  // SDK 11 sd_bl.dat layout, CRC16 0x0566
 
-func legacyController(image: [UInt8], initPacket: [UInt8] = legacyInit, prn: UInt16 = 2) -> DFUController {
+func legacyController(
+    image: [UInt8], initPacket: [UInt8] = legacyInit, prn: UInt16 = 2,
+    configure: (inout DFUConfiguration) -> Void = { _ in }
+) -> DFUController {
     var configuration = DFUConfiguration()
     configuration.legacyPacketReceiptNotificationInterval = prn
+    configure(&configuration)
     return DFUController(
         firmware: firmware(initPacket: initPacket, image: image), target: device, configuration: configuration)
 }
@@ -45,7 +49,7 @@ func legacyController(image: [UInt8], initPacket: [UInt8] = legacyInit, prn: UIn
                 writes(.legacyControlPoint, "08 02 00"),  // packetReceiptNotificationRequest(2)
                 writes(.legacyControlPoint, "03"),  // receiveFirmwareImage
                 sends(.legacyPacket, image[0..<40], size: 20),
-                arms(.response, .milliseconds(20_080)),
+                arms(.response, .milliseconds(2 * 50 + 1000)),  // a receipt is due: PRN x 50 ms + 1 s
                 notifies(.legacyControlPoint, "11 28 00 00 00"),  // 40 bytes received
                 sends(.legacyPacket, image[40..<48], size: 20),  // last packet: no PRN, 10 03 01 instead
                 arms(.response, .milliseconds(20_016)),
@@ -55,21 +59,26 @@ func legacyController(image: [UInt8], initPacket: [UInt8] = legacyInit, prn: UIn
                 notifies(.legacyControlPoint, "10 04 01"),
                 .does(.cancelTimer(.response)),
                 writes(.legacyControlPoint, "05"),  // activateAndReset
-                .acknowledged,
+                arms(.response, .seconds(20)),  // for the reset
+                .acknowledged,  // not yet a confirmation
+                .disconnects,  // the target resets to activate the validated image
                 .does(.cancelTimer(.response)),
                 .does(.disconnect),
                 .does(
                     .finish(
                         DFUSummary(parts: [
                             PartConfirmation(
-                                imageType: .application, dfuProtocol: .legacy, bytesConfirmed: 48, crc32: nil, evidence: .validateResponse([0x10, 0x04, 0x01]))
+                                imageType: .application, dfuProtocol: .legacy, bytesConfirmed: 48, crc32: nil,
+                                evidence: .validateResponse([0x10, 0x04, 0x01]))
                         ]))),
             ], ignoringProgressAndLogs: true)
     }
 
     @Test("no Version characteristic: falls back to the v1 4-byte size packet and a bare init write")
     func v1Fallback() {
-        var controller = legacyController(image: image, initPacket: hex("66 05"), prn: 0)
+        var controller = legacyController(image: image, initPacket: hex("66 05"), prn: 0) {
+            $0.maximumReconnects = 0
+        }
         run(
             &controller,
             [

@@ -79,7 +79,7 @@ func secureInitLines(mtu: Int = 23, prn: String = "02 03 00") -> [Line] {
             .passes(.milliseconds(400)),
             .fires(.objectPreparation),
             sends(.securePacket, image[0..<60], size: 20),
-            arms(.response, .milliseconds(20_520)),
+            arms(.response, .milliseconds(400 + 3 * 50 + 1000)),  // a receipt is due: PRN x 50 ms + 1 s
             notifies(.secureControlPoint, "60 03 01 3C 00 00 00 " + le32(crc(image, 60))),  // PRN at 60
             progress(.sendingFirmware, 60, 60),
             sends(.securePacket, image[60..<64], size: 20),
@@ -94,7 +94,7 @@ func secureInitLines(mtu: Int = 23, prn: String = "02 03 00") -> [Line] {
             arms(.response, .milliseconds(20_400)),
             notifies(.secureControlPoint, "60 01 01"),
             sends(.securePacket, image[64..<124], size: 20),
-            arms(.response, .milliseconds(20_520)),
+            arms(.response, .milliseconds(400 + 3 * 50 + 1000)),
             notifies(.secureControlPoint, "60 03 01 7C 00 00 00 " + le32(crc(image, 124))),
             progress(.sendingFirmware, 124, 124),
             sends(.securePacket, image[124..<128], size: 20),
@@ -123,7 +123,8 @@ func secureInitLines(mtu: Int = 23, prn: String = "02 03 00") -> [Line] {
                 .finish(
                     DFUSummary(parts: [
                         PartConfirmation(
-                            imageType: .application, dfuProtocol: .secure, bytesConfirmed: 160, crc32: crc(image, 160), evidence: .reportedChecksum(.calculateChecksum, crc32: crc(image, 160)))
+                            imageType: .application, dfuProtocol: .secure, bytesConfirmed: 160, crc32: crc(image, 160),
+                            evidence: .reportedChecksum(.calculateChecksum, crc32: crc(image, 160)))
                     ]))),
             notifies(.secureControlPoint, "60 04 01"),  // terminal: ignored
             .disconnects,
@@ -177,7 +178,9 @@ func secureInitLines(mtu: Int = 23, prn: String = "02 03 00") -> [Line] {
                 .finish(
                     DFUSummary(parts: [
                         PartConfirmation(
-                            imageType: .application, dfuProtocol: .secure, bytesConfirmed: 9000, crc32: crc(image, 9000), evidence: .reportedChecksum(.calculateChecksum, crc32: crc(image, 9000)))
+                            imageType: .application, dfuProtocol: .secure, bytesConfirmed: 9000,
+                            crc32: crc(image, 9000),
+                            evidence: .reportedChecksum(.calculateChecksum, crc32: crc(image, 9000)))
                     ]))),
         ]
         run(&controller, lines, ignoringProgressAndLogs: true)

@@ -10,7 +10,7 @@ func firstObjectLines(_ image: [UInt8]) -> [Line] {
         arms(.response, .seconds(20)),
         notifies(.secureControlPoint, "60 01 01"),
         sends(.securePacket, image[0..<60], size: 20),
-        arms(.response, .milliseconds(20_120)),
+        arms(.response, .milliseconds(3 * 50 + 1000)),  // the receipt is due after 3 packets x 50 ms + 1 s
         notifies(.secureControlPoint, "60 03 01 3C 00 00 00 " + le32(crc(image, 60))),
         sends(.securePacket, image[60..<64], size: 20),
         writes(.secureControlPoint, "03"),
@@ -32,7 +32,7 @@ func firstObjectLines(_ image: [UInt8]) -> [Line] {
                 arms(.response, .seconds(20)),
                 notifies(.secureControlPoint, "60 01 01"),
                 sends(.securePacket, image[0..<60], size: 20),
-                arms(.response, .milliseconds(20_120)),
+                arms(.response, .milliseconds(1_150)),
                 notifies(.secureControlPoint, "60 03 01 3C 00 00 00 " + le32(crc(image, 60))),
                 sends(.securePacket, image[60..<64], size: 20),
                 writes(.secureControlPoint, "03"),
@@ -64,14 +64,74 @@ func firstObjectLines(_ image: [UInt8]) -> [Line] {
                 "data (0x02) object 0 failed its checksum 1 times"))
     }
 
-    @Test("a PRN reporting fewer bytes than sent is a mismatch and retries the object")
-    func lostBytesRetry() {
+    @Test("a receipt for fewer bytes with a matching CRC continues from there after Set PRN restarts the count")
+    func lostTailContinues() {
         var controller = secureController(image: image) { $0.objectPreparationDelay = .zero }
         var lines = Array(firstObjectLines(image).dropLast(4))
         lines += [
-            notifies(.secureControlPoint, "60 03 01 28 00 00 00 " + le32(crc(image, 40))),  // 20 bytes lost
-            writes(.secureControlPoint, "01 02 40 00 00 00"),
+            notifies(.secureControlPoint, "60 03 01 28 00 00 00 " + le32(crc(image, 40))),  // the last 20 bytes lost
+            writes(.secureControlPoint, "02 03 00"),  // setPacketReceiptNotification(3): the target counts afresh
             arms(.response, .seconds(20)),
+            notifies(.secureControlPoint, "60 02 01"),
+            sends(.securePacket, image[40..<64], size: 20),  // 2 writes end the object: the checksum follows
+            writes(.secureControlPoint, "03"),
+            arms(.response, .milliseconds(20_048)),
+            notifies(.secureControlPoint, "60 03 01 40 00 00 00 " + le32(crc(image, 64))),
+            writes(.secureControlPoint, "04"),
+            arms(.response, .seconds(20)),
+        ]
+        run(&controller, lines, ignoringProgressAndLogs: true)
+    }
+
+    @Test("a receipt whose CRC is wrong (a packet lost mid-run, or corrupted) creates the object again")
+    func lostMiddleRecreates() {
+        var controller = secureController(image: image) { $0.objectPreparationDelay = .zero }
+        var lines = Array(firstObjectLines(image).dropLast(4))
+        lines += [
+            // The second packet was lost: the target appended the third at offset 20.
+            notifies(
+                .secureControlPoint,
+                "60 03 01 28 00 00 00 " + le32(crc(Array(image[0..<20]) + Array(image[40..<60]), 40))),
+            writes(.secureControlPoint, "01 02 40 00 00 00"),  // createObject(data, 64): rewinds the target
+            arms(.response, .seconds(20)),
+        ]
+        run(&controller, lines, ignoringProgressAndLogs: true)
+    }
+
+    @Test("a late receipt asks for the checksum, and a receipt that then comes is not taken twice")
+    func lateReceiptAsksChecksum() {
+        var controller = secureController(image: image) { $0.objectPreparationDelay = .zero }
+        var lines = Array(firstObjectLines(image).dropLast(4))
+        lines += [
+            .passes(.milliseconds(1_150)),
+            .fires(.response),  // no receipt within 3 x 50 ms + 1 s
+            writes(.secureControlPoint, "03"),  // calculateChecksum
+            arms(.response, .milliseconds(21_150)),
+            notifies(.secureControlPoint, "60 03 01 3C 00 00 00 " + le32(crc(image, 60))),  // the late receipt
+            sends(.securePacket, image[60..<64], size: 20),
+            writes(.secureControlPoint, "03"),
+            arms(.response, .milliseconds(21_158)),
+            notifies(.secureControlPoint, "60 03 01 3C 00 00 00 " + le32(crc(image, 60))),  // the answer: stale
+            notifies(.secureControlPoint, "60 03 01 40 00 00 00 " + le32(crc(image, 64))),
+            writes(.secureControlPoint, "04"),
+            arms(.response, .milliseconds(21_150)),
+        ]
+        run(&controller, lines, ignoringProgressAndLogs: true)
+    }
+
+    @Test("a late receipt that never comes: the checksum says where the target stands (here: all of it)")
+    func lostReceiptNotification() {
+        var controller = secureController(image: image) { $0.objectPreparationDelay = .zero }
+        var lines = Array(firstObjectLines(image).dropLast(4))
+        lines += [
+            .passes(.milliseconds(1_150)),
+            .fires(.response),
+            writes(.secureControlPoint, "03"),
+            arms(.response, .milliseconds(21_150)),
+            notifies(.secureControlPoint, "60 03 01 3C 00 00 00 " + le32(crc(image, 60))),
+            sends(.securePacket, image[60..<64], size: 20),
+            writes(.secureControlPoint, "03"),
+            arms(.response, .milliseconds(21_158)),
         ]
         run(&controller, lines, ignoringProgressAndLogs: true)
     }
@@ -142,12 +202,29 @@ func firstObjectLines(_ image: [UInt8]) -> [Line] {
         #expect(controller.isFinished)
     }
 
-    @Test("a response timer firing fails with what was awaited and the limit")
+    @Test("a response timer firing reconnects to resume, and fails with what was awaited once reconnects are spent")
     func responseTimeout() {
-        var controller = secureController(image: image)
+        var controller = secureController(image: image) { $0.maximumReconnects = 1 }
+        let reconnect: [Line] = [
+            .does(.cancelTimer(.response)), .does(.cancelTimer(.objectPreparation)), .does(.cancelTimer(.connection)),
+            .does(.disconnect),
+        ]
         run(
             &controller,
             Array(secureInitLines().prefix(8)) + [
+                .passes(.seconds(20)),
+                .fires(.response),
+            ] + reconnect + [
+                arms(.disconnection, .seconds(25)),
+                .disconnects,
+                .does(.cancelTimer(.disconnection)),
+                .does(.connect(ConnectionRequest(address: device))),
+                arms(.connection, .seconds(35)),
+                .connected(mtu: 23, [.secureControlPoint, .securePacket]),
+                .does(.cancelTimer(.connection)),
+                .does(.enableNotifications(.secureControlPoint)),
+                writes(.secureControlPoint, "06 01"),  // selectObject(command): where does the target stand?
+                arms(.response, .seconds(40)),
                 .passes(.seconds(20)),
                 .fires(.response),
                 .does(.disconnect),

@@ -73,7 +73,7 @@ func resumedInitLines() -> [Line] {
                 arms(.response, .seconds(20)),
                 notifies(.secureControlPoint, "60 01 01"),
                 sends(.securePacket, image[64..<124], size: 20),
-                arms(.response, .milliseconds(20_120)),
+                arms(.response, .milliseconds(1_150)),
             ], ignoringProgressAndLogs: true)
     }
 
@@ -94,7 +94,8 @@ func resumedInitLines() -> [Line] {
                         DFUSummary(parts: [
                             PartConfirmation(
                                 imageType: .application, dfuProtocol: .secure, bytesConfirmed: 160,
-                                crc32: crc(image, 160), evidence: .reportedChecksum(.selectObject, crc32: crc(image, 160)))
+                                crc32: crc(image, 160),
+                                evidence: .reportedChecksum(.selectObject, crc32: crc(image, 160)))
                         ]))),
             ], ignoringProgressAndLogs: true)
     }
@@ -153,11 +154,12 @@ func resumedInitLines() -> [Line] {
             arms(.response, .seconds(20)),
             notifies(.secureControlPoint, "60 01 01"),
             sends(.securePacket, image[0..<60], size: 20),
-            arms(.response, .milliseconds(20_120)),
+            arms(.response, .milliseconds(1_150)),
             .passes(.seconds(1)),
             .disconnects,
             .does(.cancelTimer(.response)),
             .does(.cancelTimer(.objectPreparation)),
+            .does(.cancelTimer(.connection)),
             .does(.connect(ConnectionRequest(address: device))),
             arms(.connection, .seconds(16)),
         ]

@@ -80,6 +80,12 @@ struct Witness: Sendable {
             controller: secureApp, lines: [.start, .connected(mtu: 23, [])]),
         "connecting|connection timer fires": Witness(controller: secureApp, lines: start + [.fires(.connection)]),
         "connecting|cancel": Witness(controller: secureApp, lines: start + [.cancels]),
+        "connecting|device not found after it was reached": Witness(
+            controller: secureApp,
+            lines: inSecure + [
+                .disconnects,
+                .transportFails(TransportFailure(operation: .connect, kind: .deviceNotFound, cause: "not found")),
+            ]),
         "readingVersion|version 0.1 read": Witness(controller: legacy, lines: jumping),
         "readingVersion|other version read": Witness(
             controller: { legacyController(image: image) },
@@ -123,17 +129,33 @@ struct Witness: Sendable {
             controller: secureApp, lines: inSecure + [notifies(.secureControlPoint, "60 06 03")]),
         "secure|malformed notification": Witness(
             controller: secureApp, lines: inSecure + [notifies(.secureControlPoint, "60")]),
+        "secure|response timer fires while a receipt is due": Witness(
+            controller: { secureController(image: testImage(160)) { $0.objectPreparationDelay = .zero } },
+            lines: Array(firstObjectLines(testImage(160)).filter(\.isInput).dropLast()) + [.fires(.response)]),
         "secure|response timer fires": Witness(controller: secureApp, lines: inSecure + [.fires(.response)]),
+        "secure|write times out": Witness(
+            controller: secureApp,
+            lines: inSecure + [
+                .transportFails(
+                    TransportFailure(operation: .write(.secureControlPoint), kind: .timedOut, cause: "no response"))
+            ]),
         "secure|link lost": Witness(controller: secureApp, lines: inSecure + [.disconnects]),
         "secure|cancel": Witness(controller: secureApp, lines: inSecure + [.cancels]),
-        "legacy|Activate acknowledged on the last part": Witness(
-            controller: legacy, lines: legacyActivating + [.acknowledged]),
+        "legacy|link lost after Activate on the last part": Witness(
+            controller: legacy, lines: legacyActivating + [.acknowledged, .disconnects]),
+        "legacy|Activate answered with an error": Witness(
+            controller: legacy, lines: legacyActivating + [notifies(.legacyControlPoint, "10 05 04")]),
+        "legacy|Start DFU answered invalidState": Witness(
+            controller: legacy, lines: inLegacy + [notifies(.legacyControlPoint, "10 01 02")]),
+        "legacy|response timer fires": Witness(controller: legacy, lines: inLegacy + [.fires(.response)]),
         "legacy|error response": Witness(
             controller: legacy, lines: inLegacy + [notifies(.legacyControlPoint, "10 01 04")]),
         "legacy|link lost": Witness(controller: legacy, lines: inLegacy + [.disconnects]),
         "legacy|cancel": Witness(controller: legacy, lines: inLegacy + [.cancels]),
         "awaitingDisconnect|link lost": Witness(
             controller: secureApp, lines: entering + [notifies(.buttonlessWithBonds, "20 01 01"), .disconnects]),
+        "awaitingDisconnect|notification": Witness(
+            controller: secureApp, lines: inSecure + [.fires(.response), notifies(.secureControlPoint, "60 06 01")]),
         "awaitingDisconnect|disconnection timer fires": Witness(
             controller: secureApp,
             lines: entering + [notifies(.buttonlessWithBonds, "20 01 01"), .fires(.disconnection)]),
@@ -146,7 +168,10 @@ struct Witness: Sendable {
             ]),
         "failed|any input": Witness(
             controller: secureApp,
-            lines: inSecure + [.fires(.response), .disconnects, .cancels, notifies(.secureControlPoint, "60 06 01")]),
+            lines: inSecure + [
+                notifies(.secureControlPoint, "60 06 03"), .fires(.response), .disconnects, .cancels,
+                notifies(.secureControlPoint, "60 06 01"),
+            ]),
     ]
 
     /// The rows of the DocC table: (from, input, to).

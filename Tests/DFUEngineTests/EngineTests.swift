@@ -68,7 +68,8 @@ func upload(
                     DFUSummary(parts: [
                         PartConfirmation(
                             imageType: .application, dfuProtocol: .secure, bytesConfirmed: image.count,
-                            crc32: CRC32Reference.checksum(image), evidence: .reportedChecksum(.calculateChecksum, crc32: CRC32Reference.checksum(image)))
+                            crc32: CRC32Reference.checksum(image),
+                            evidence: .reportedChecksum(.calculateChecksum, crc32: CRC32Reference.checksum(image)))
                     ])))
         #expect(transport.device.activatedImage(.application) == image, "\(transport.device.log.suffix(25))")
         #expect(transport.device.violations.isEmpty)
@@ -103,7 +104,8 @@ enum CRC32Reference {
                 == .completed(
                     DFUSummary(parts: [
                         PartConfirmation(
-                            imageType: .application, dfuProtocol: .legacy, bytesConfirmed: image.count, crc32: nil, evidence: .validateResponse([0x10, 0x04, 0x01]))
+                            imageType: .application, dfuProtocol: .legacy, bytesConfirmed: image.count, crc32: nil,
+                            evidence: .validateResponse([0x10, 0x04, 0x01]))
                     ])))
         #expect(transport.device.activatedImage(.application) == image, "\(transport.device.log.suffix(25))")
         // Without a Version characteristic the controller first tries the SDK 6 form of Start DFU and falls back to
