@@ -9,6 +9,8 @@ enum Line: Sendable {
     case start
     /// The adapter connected and discovered these characteristics.
     case connected(mtu: Int, [DFUCharacteristic])
+    /// The adapter connected to this address (the request's alternative) and discovered these characteristics.
+    case connectedAt(mtu: Int, [DFUCharacteristic], BluetoothAddress)
     /// The target notifies (or indicates) on a characteristic.
     case notifies(DFUCharacteristic, [UInt8])
     /// A read returns this value.
@@ -36,6 +38,8 @@ enum Line: Sendable {
         switch self {
         case .start: "> start"
         case .connected(let mtu, let characteristics): "> connected mtu \(mtu) \(characteristics)"
+        case .connectedAt(let mtu, let characteristics, let address):
+            "> connected to \(address) mtu \(mtu) \(characteristics)"
         case .notifies(let characteristic, let bytes): "> target notifies \(characteristic) \(hex(bytes))"
         case .reads(let bytes): "> read returns \(hex(bytes))"
         case .acknowledged: "> write acknowledged"
@@ -139,6 +143,9 @@ func run(
         case .start: returned = controller.start(at: now)
         case .connected(let mtu, let characteristics):
             returned = controller.connected(mtu: mtu, characteristics: Set(characteristics), at: now)
+        case .connectedAt(let mtu, let characteristics, let address):
+            returned = controller.connected(
+                mtu: mtu, characteristics: Set(characteristics), address: address, at: now)
         case .notifies(let characteristic, let bytes):
             returned = controller.receive(notification: bytes, from: characteristic, at: now)
         case .reads(let bytes): returned = controller.readCompleted(bytes, at: now)

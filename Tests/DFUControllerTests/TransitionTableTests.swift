@@ -13,6 +13,8 @@ func drive(_ controller: inout DFUController, _ lines: [Line]) {
         case .start: _ = controller.start(at: .zero)
         case .connected(let mtu, let characteristics):
             _ = controller.connected(mtu: mtu, characteristics: Set(characteristics), at: .zero)
+        case .connectedAt(let mtu, let characteristics, let address):
+            _ = controller.connected(mtu: mtu, characteristics: Set(characteristics), address: address, at: .zero)
         case .notifies(let characteristic, let bytes):
             _ = controller.receive(notification: bytes, from: characteristic, at: .zero)
         case .reads(let bytes): _ = controller.readCompleted(bytes, at: .zero)
