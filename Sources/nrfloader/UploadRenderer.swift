@@ -140,6 +140,7 @@ final class UploadRenderer {
                 "protocol": .string(part.dfuProtocol == .secure ? "secure" : "legacy"),
                 "bytes_confirmed": .int(part.bytesConfirmed),
                 "crc32": .optional(part.crc32) { .string(hex($0, width: 8)) },
+                "confirmation": Self.confirmation(part.evidence),
             ])
         }
         switch mode {
@@ -152,6 +153,22 @@ final class UploadRenderer {
                     "part \(index + 1)/\(summary.parts.count): \(part.imageType) confirmed by the device: "
                         + "\(part.bytesConfirmed) bytes\(crc)")
             }
+        }
+    }
+
+    /// How the device confirmed a part: the request whose answer did, and what it reported.
+    private static func confirmation(_ evidence: ConfirmationEvidence) -> JSONValue {
+        switch evidence {
+        case .reportedChecksum(let opcode, let crc32):
+            .object([
+                "method": .string(opcode == .selectObject ? "select_object" : "calculate_checksum"),
+                "crc32": .string(hex(crc32, width: 8)), "response": .null,
+            ])
+        case .validateResponse(let bytes):
+            .object([
+                "method": .string("validate_firmware"), "crc32": .null,
+                "response": .string(bytes.map { String(hex($0, width: 2).dropFirst(2)) }.joined(separator: " ")),
+            ])
         }
     }
 
