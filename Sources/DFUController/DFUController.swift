@@ -69,6 +69,9 @@ public struct DFUController: Sendable {
     public private(set) var deviceWasReached = false
     /// The device the controller last connected to, for reconnects after link loss.
     private var lastRequest: ConnectionRequest
+    /// The protocol of the bootloader found last, which decides the init packets sent when the firmware has
+    /// variants; `nil` before any bootloader was found.
+    private var selectedProtocol: DFUProtocol?
     /// The address of the device connected last: the request's address or its alternative.
     private var connectedAddress: BluetoothAddress
 
@@ -115,8 +118,9 @@ public struct DFUController: Sendable {
     }
 
     private var context: PartContext {
-        PartContext(
-            part: firmware.parts[confirmations.count], number: confirmations.count + 1, count: firmware.parts.count,
+        let parts = selectedProtocol.flatMap { firmware.parts(for: $0) } ?? firmware.parts
+        return PartContext(
+            part: parts[confirmations.count], number: confirmations.count + 1, count: parts.count,
             configuration: configuration)
     }
 
@@ -436,6 +440,10 @@ public struct DFUController: Sendable {
         mtu: Int, _ characteristics: Set<DFUCharacteristic>, _ arrival: Arrival, at now: Duration
     ) -> [DFUAction] {
         if characteristics.isSuperset(of: [.secureControlPoint, .securePacket]) {
+            guard firmware.parts(for: .secure) != nil else {
+                return fail(.firmwareUnsuitable(.noInitPacket(for: .secure)))
+            }
+            selectedProtocol = .secure
             let machine = SecureDFU(context: context, mtu: mtu)
             state = .secure(machine)
             return [.enableNotifications(.secureControlPoint)] + machine.begin(at: now)
@@ -461,6 +469,8 @@ public struct DFUController: Sendable {
     }
 
     private mutating func beginLegacy(_ generation: LegacyGeneration, at now: Duration) -> [DFUAction] {
+        guard firmware.parts(for: .legacy) != nil else { return fail(.firmwareUnsuitable(.noInitPacket(for: .legacy))) }
+        selectedProtocol = .legacy
         do {
             let (machine, actions) = try LegacyDFU.begin(context: context, generation: generation, at: now)
             state = .legacy(machine)

@@ -22,7 +22,9 @@ public struct FirmwareInput: Sendable {
 
     /// Init packet fields for bare images; `nil` fields come from the catalog entry, or are required.
     public struct GenerationOptions: Sendable {
-        public var protocolFamily: ProtocolFamily = .secure
+        /// The protocol of the init packets (`--dfu`); `nil` makes both where the input allows, and the DFU engine
+        /// sends the ones that suit the bootloader it finds.
+        public var protocolFamily: ProtocolFamily?
         /// Secure: `hw_version`.
         public var hardwareVersion: UInt32?
         /// Secure: `fw_version`; legacy: `application_version`.
@@ -43,8 +45,10 @@ public struct FirmwareInput: Sendable {
     /// The name of the input in messages.
     public let name: String
     public let kind: Kind
-    /// The parts with their init packets, in transfer order.
+    /// The parts with their init packets, in transfer order (the Secure ones when both protocols were generated).
     public let package: DFUPackage
+    /// The same parts with legacy init packets, when both protocols were generated for a bare image.
+    public let legacyPackage: DFUPackage?
     /// The same parts for the DFU engine.
     public let firmware: DFUFirmware
 
@@ -120,40 +124,20 @@ public struct FirmwareInput: Sendable {
                 input: name, option: "a .zip package",
                 reason: "a SoftDevice with bootloader needs its two sizes, which only a package carries")
         }
-        let part: DFUPackage.Part
+        let families: [ProtocolFamily]
+        if let chosen = options.protocolFamily {
+            families = [chosen]
+        } else if let entry {
+            families = [entry.secureDFU.map { _ in .secure }, entry.legacyDFU.map { _ in .legacy }].compactMap { $0 }
+        } else {
+            families = [.secure, .legacy]
+        }
+        var packages: [ProtocolFamily: DFUPackage] = [:]
         do {
-            switch options.protocolFamily {
-            case .secure:
-                let catalog = entry?.secureDFU
-                if entry != nil, catalog == nil {
-                    throw FirmwareInputError.protocolNotInCatalog(id: name, protocolName: "secure")
-                }
-                guard let softdevices = options.softdeviceRequired ?? catalog?.softdeviceRequired else {
-                    throw FirmwareInputError.missingOption(
-                        input: name, option: "--sd-req ID[,ID…]",
-                        reason: "a Secure DFU init packet names the SoftDevices the image runs on (sd_req)")
-                }
-                let secureOptions = SecureInitOptions(
-                    fwVersion: options.firmwareVersion ?? catalog?.firmwareVersion ?? 0xFFFF_FFFF,
-                    hwVersion: options.hardwareVersion ?? catalog?.hardwareVersion ?? 52,
-                    sdReq: softdevices.map(UInt32.init)
-                )
-                part = try DFUPackage.Part(
-                    secure: firmwareImage, options: secureOptions, signer: options.signer, source: name)
-            case .legacy:
-                let catalog = entry?.legacyDFU
-                if entry != nil, catalog == nil {
-                    throw FirmwareInputError.protocolNotInCatalog(id: name, protocolName: "legacy")
-                }
-                part = try DFUPackage.Part(
-                    legacy: firmwareImage,
-                    deviceType: options.deviceType ?? catalog?.deviceType ?? 0xFFFF,
-                    deviceRevision: options.deviceRevision ?? catalog?.deviceRevision ?? 0xFFFF,
-                    applicationVersion: options.firmwareVersion ?? catalog?.applicationVersion ?? 0xFFFF_FFFF,
-                    softdeviceReq: options.softdeviceRequired ?? catalog?.softdeviceIDs ?? [0xFFFE],
-                    source: name)
+            for family in families {
+                let part = try Self.part(firmwareImage, family, name: name, entry: entry, options: options)
+                packages[family] = try DFUPackage(parts: [part], name: name)
             }
-            try self.init(package: try DFUPackage(parts: [part], name: name), name: name, kind: kind)
         } catch let error as FirmwareInputError {
             throw error
         } catch let error as DFUPackageError {
@@ -161,17 +145,89 @@ public struct FirmwareInput: Sendable {
         } catch {
             preconditionFailure("unexpected error \(error)")
         }
+        guard let primary = packages[.secure] ?? packages[.legacy] else {
+            throw .protocolNotInCatalog(id: name, protocolName: options.protocolFamily?.rawValue ?? "secure")
+        }
+        self.name = name
+        self.kind = kind
+        self.package = primary
+        do {
+            if options.protocolFamily != nil {
+                legacyPackage = nil
+                firmware = try DFUFirmware(parts: primary.parts.map(Self.firmwarePart))
+            } else {
+                legacyPackage = packages[.legacy]
+                firmware = try DFUFirmware(
+                    secure: try Self.firmwareParts(packages[.secure]), legacy: try Self.firmwareParts(packages[.legacy])
+                )
+            }
+        } catch {
+            throw .firmware(input: name, error)
+        }
+    }
+
+    /// The part of `image` with a generated init packet of `family`.
+    private static func part(
+        _ image: FirmwareImage, _ family: ProtocolFamily, name: String, entry: CatalogEntry?,
+        options: GenerationOptions
+    ) throws -> DFUPackage.Part {
+        switch family {
+        case .secure:
+            let catalog = entry?.secureDFU
+            if entry != nil, catalog == nil {
+                throw FirmwareInputError.protocolNotInCatalog(id: name, protocolName: "secure")
+            }
+            guard let softdevices = options.softdeviceRequired ?? catalog?.softdeviceRequired else {
+                throw FirmwareInputError.missingOption(
+                    input: name, option: "--sd-req ID[,ID…]",
+                    reason: "a Secure DFU init packet names the SoftDevices the image runs on (sd_req)")
+            }
+            let secureOptions = SecureInitOptions(
+                fwVersion: options.firmwareVersion ?? catalog?.firmwareVersion ?? 0xFFFF_FFFF,
+                hwVersion: options.hardwareVersion ?? catalog?.hardwareVersion ?? 52,
+                sdReq: softdevices.map(UInt32.init)
+            )
+            return try DFUPackage.Part(secure: image, options: secureOptions, signer: options.signer, source: name)
+        case .legacy:
+            let catalog = entry?.legacyDFU
+            if entry != nil, catalog == nil {
+                throw FirmwareInputError.protocolNotInCatalog(id: name, protocolName: "legacy")
+            }
+            return try DFUPackage.Part(
+                legacy: image,
+                deviceType: options.deviceType ?? catalog?.deviceType ?? 0xFFFF,
+                deviceRevision: options.deviceRevision ?? catalog?.deviceRevision ?? 0xFFFF,
+                applicationVersion: options.firmwareVersion ?? catalog?.applicationVersion ?? 0xFFFF_FFFF,
+                softdeviceReq: options.softdeviceRequired ?? catalog?.softdeviceIDs ?? [0xFFFE],
+                source: name)
+        }
     }
 
     private init(package: DFUPackage, name: String, kind: Kind) throws(FirmwareInputError) {
         self.name = name
         self.kind = kind
         self.package = package
+        self.legacyPackage = nil
+        // A package's init packets are of one protocol: a bootloader of the other is refused before anything is
+        // sent, instead of reading one protocol's init packet as the other's.
+        let isSecure = package.parts.allSatisfy { if case .secure = $0.initPacket { true } else { false } }
+        let isLegacy = package.parts.allSatisfy { if case .legacy = $0.initPacket { true } else { false } }
         do {
-            firmware = try DFUFirmware(parts: package.parts.map(Self.firmwarePart))
+            let parts = try Self.firmwareParts(package) ?? []
+            firmware =
+                isSecure
+                ? try DFUFirmware(secure: parts, legacy: nil)
+                : isLegacy ? try DFUFirmware(secure: nil, legacy: parts) : try DFUFirmware(parts: parts)
         } catch {
             throw .firmware(input: name, error)
         }
+    }
+
+    private static func firmwareParts(_ package: DFUPackage?) throws(DFUError) -> [FirmwarePart]? {
+        guard let package else { return nil }
+        var parts: [FirmwarePart] = []
+        for part in package.parts { parts.append(try firmwarePart(part)) }
+        return parts
     }
 
     private static func firmwarePart(_ part: DFUPackage.Part) throws(DFUError) -> FirmwarePart {

@@ -36,7 +36,11 @@ struct SimulatorOptions: ParsableArguments {
     /// The simulated device for `kind`, set up to accept `input` (its hardware version and SoftDevice).
     func device(_ kind: SimulatedTargetKind, for input: FirmwareInput) throws -> SimulatedDevice {
         let faults = try Self.faultPlan(simFault, seed: simSeed)
-        let requirements = SimulatedRequirements(input.package)
+        var requirements = SimulatedRequirements(input.package)
+        if let legacy = input.legacyPackage {
+            let legacyRequirements = SimulatedRequirements(legacy)
+            requirements.legacySoftDevice = requirements.legacySoftDevice ?? legacyRequirements.legacySoftDevice
+        }
         var secure = SecureBootloaderOptions()
         secure.hardwareVersion = requirements.hardwareVersion ?? 52
         secure.softDeviceFWID = requirements.softDevice

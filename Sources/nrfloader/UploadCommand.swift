@@ -79,7 +79,7 @@ struct UploadCommand: AsyncParsableCommand {
     }
 
     private func runSimulated(_ kind: SimulatedTargetKind) async throws {
-        let firmware = try loadInput(defaultProtocol: kind.protocolFamily)
+        let firmware = try loadInput(defaultProtocol: nil)
         try initPacketOptions.verifySignatures(of: firmware)
         try simulatorOptions.checkImageDirectory()
         let device = try simulatorOptions.device(kind, for: firmware)
@@ -101,7 +101,7 @@ struct UploadCommand: AsyncParsableCommand {
 
     private func runBluetooth() async throws {
         // The input first: a bad file fails before any radio work.
-        let firmware = try loadInput(defaultProtocol: .secure)
+        let firmware = try loadInput(defaultProtocol: nil)
         try initPacketOptions.verifySignatures(of: firmware)
         let client = try await BlueZClient.connect()
         let chosen = try await client.adapter(named: adapter)
@@ -187,7 +187,7 @@ struct UploadCommand: AsyncParsableCommand {
         if case .failed(let failure) = await upload.value { throw failure }
     }
 
-    private func loadInput(defaultProtocol: FirmwareInput.ProtocolFamily) throws -> FirmwareInput {
+    private func loadInput(defaultProtocol: FirmwareInput.ProtocolFamily?) throws -> FirmwareInput {
         let options = try initPacketOptions.generationOptions(defaultProtocol: defaultProtocol)
         let isFile = input == "-" || FileManager.default.fileExists(atPath: input)
         guard isFile else {

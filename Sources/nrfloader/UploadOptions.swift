@@ -32,8 +32,8 @@ struct InitPacketOptions: ParsableArguments {
     @Option(help: "Check every init packet's signature against this public key (PEM or Nordic's 64-byte form) first.")
     var verifyKey: String?
 
-    /// The generation options, for `protocolFamily` when `--dfu` is not given.
-    func generationOptions(defaultProtocol: FirmwareInput.ProtocolFamily) throws -> FirmwareInput.GenerationOptions {
+    /// The generation options; without `--dfu`, `defaultProtocol` (`nil`: both, the device's protocol decides).
+    func generationOptions(defaultProtocol: FirmwareInput.ProtocolFamily?) throws -> FirmwareInput.GenerationOptions {
         var options = FirmwareInput.GenerationOptions()
         options.protocolFamily = dfu?.family ?? defaultProtocol
         options.softdeviceRequired = softdeviceRequired?.ids

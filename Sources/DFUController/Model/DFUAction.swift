@@ -133,7 +133,7 @@ public struct DFUProgress: Sendable, Equatable {
 }
 
 /// Which protocol sent a part.
-public enum DFUProtocol: Sendable, Equatable {
+public enum DFUProtocol: Sendable, Hashable {
     /// Secure DFU (SDK 12–17).
     case secure
     /// Legacy DFU (SDK 4–11).

@@ -235,6 +235,8 @@ public enum FirmwareMismatch: Sendable, Equatable, CustomStringConvertible {
     case legacyV1CannotUpdate(ImageType)
     /// The init packet does not fit in one Secure DFU command object.
     case initPacketTooLarge(size: Int, maximum: UInt32)
+    /// The device runs a bootloader of this protocol, and the update has no init packets for it.
+    case noInitPacket(for: DFUProtocol)
 
     /// One lowercase line.
     public var description: String {
@@ -244,6 +246,10 @@ public enum FirmwareMismatch: Sendable, Equatable, CustomStringConvertible {
         case .legacyV1CannotUpdate(let type): "the legacy dfu v1 bootloader can only update an application, not \(type)"
         case .initPacketTooLarge(let size, let maximum):
             "init packet of \(size) bytes exceeds the target's command object limit of \(maximum)"
+        case .noInitPacket(let dfuProtocol):
+            "the device runs a \(dfuProtocol == .secure ? "secure" : "legacy") dfu bootloader, and the input has no "
+                + "\(dfuProtocol == .secure ? "secure" : "legacy") init packet (a package made for the other protocol, "
+                + "or a catalog entry without '\(dfuProtocol == .secure ? "secure" : "legacy")' dfu fields)"
         }
     }
 }
@@ -258,6 +264,8 @@ public enum FirmwareProblem: Sendable, Equatable, CustomStringConvertible {
     case imageNotWordAligned(ImageType, size: Int)
     /// The SoftDevice and bootloader sizes do not add up to the image.
     case componentSizesMismatch(softDeviceSize: Int, bootloaderSize: Int, imageSize: Int)
+    /// The Secure and legacy variants of an update hold different images.
+    case variantsDiffer
 
     /// One lowercase line.
     public var description: String {
@@ -267,6 +275,7 @@ public enum FirmwareProblem: Sendable, Equatable, CustomStringConvertible {
         case .imageNotWordAligned(let type, let size): "\(type) image of \(size) bytes is not a multiple of 4"
         case .componentSizesMismatch(let softDevice, let bootloader, let image):
             "softdevice size \(softDevice) plus bootloader size \(bootloader) does not make image size \(image)"
+        case .variantsDiffer: "the secure and legacy variants of the update hold different images"
         }
     }
 }

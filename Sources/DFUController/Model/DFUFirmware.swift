@@ -66,9 +66,19 @@ public struct FirmwarePart: Sendable, Equatable {
 }
 
 /// The parts of one update, sent in order, each in its own connection to the bootloader.
+///
+/// An update generated from a bare image (a `.hex`, `.bin` or catalog entry without `--dfu`) may carry the same
+/// images twice, once with Secure and once with legacy init packets: the controller then sends the parts whose
+/// init packets suit the DFU service it finds on connect (testrig.md: a Secure init packet sent to a legacy
+/// bootloader is read as a SoftDevice count).
 public struct DFUFirmware: Sendable, Equatable {
     /// The parts: SoftDevice and/or bootloader first, application last (dfu-protocols.md §4.3).
+    ///
+    /// With variants, the Secure ones if there are, else the legacy ones.
     public let parts: [FirmwarePart]
+    /// The parts by the protocol their init packets are for; empty when the init packets are the package's own
+    /// and go to whatever bootloader is found (the protocol was chosen by the user or the package).
+    public let variants: [DFUProtocol: [FirmwarePart]]
 
     /// Creates an update from its parts.
     ///
@@ -77,5 +87,38 @@ public struct DFUFirmware: Sendable, Equatable {
     public init(parts: [FirmwarePart]) throws(DFUError) {
         guard !parts.isEmpty else { throw .invalidFirmware(.noParts) }
         self.parts = parts
+        self.variants = [:]
+    }
+
+    /// Creates an update whose init packets follow the bootloader found: the same images with Secure and with
+    /// legacy init packets, either of which may be missing.
+    ///
+    /// - Parameters:
+    ///   - secure: The parts with Secure DFU init packets, if they could be made.
+    ///   - legacy: The parts with legacy DFU init packets, if they could be made.
+    /// - Throws: ``DFUError/invalidFirmware(_:)`` if neither is given, one is empty, or they hold other images.
+    public init(secure: [FirmwarePart]?, legacy: [FirmwarePart]?) throws(DFUError) {
+        guard let primary = secure ?? legacy, !primary.isEmpty, legacy?.isEmpty != true else {
+            throw .invalidFirmware(.noParts)
+        }
+        if let secure, let legacy,
+            secure.map({ [$0.image.count] }) != legacy.map({ [$0.image.count] })
+                || zip(secure, legacy).contains(where: { $0.image != $1.image || $0.imageType != $1.imageType })
+        {
+            throw .invalidFirmware(.variantsDiffer)
+        }
+        parts = primary
+        var variants: [DFUProtocol: [FirmwarePart]] = [:]
+        variants[.secure] = secure
+        variants[.legacy] = legacy
+        self.variants = variants
+    }
+
+    /// The parts to send to a bootloader of `dfuProtocol`, or `nil` when the update has no init packets for it.
+    ///
+    /// - Parameter dfuProtocol: The protocol of the bootloader found.
+    /// - Returns: The parts.
+    public func parts(for dfuProtocol: DFUProtocol) -> [FirmwarePart]? {
+        variants.isEmpty ? parts : variants[dfuProtocol]
     }
 }
