@@ -97,7 +97,7 @@ struct EngineOptions: ParsableArguments {
     @Option(help: "Packet receipt notification interval in packets, 0 for none (default 12 Secure, 10 legacy).")
     var prn: UInt16?
 
-    @Option(help: "Attempts per object before a CRC mismatch is an error (default 3).")
+    @Option(help: "Attempts per object, and reconnects in a row, before the update fails (default 3).")
     var retries: Int?
 
     @Option(help: "Seconds to wait for each response from the device (default 20).")
@@ -117,7 +117,10 @@ struct EngineOptions: ParsableArguments {
             configuration.packetReceiptNotificationInterval = prn
             configuration.legacyPacketReceiptNotificationInterval = prn
         }
-        if let retries { configuration.attemptsPerObject = retries }
+        if let retries {
+            configuration.attemptsPerObject = retries
+            configuration.maximumReconnects = retries
+        }
         if let timeout { configuration.responseTimeout = .seconds(timeout) }
         configuration.isResumeEnabled = !noResume
         return configuration

@@ -130,8 +130,9 @@ private func jsonLines(_ result: ProcessResult) throws -> [[String: Any]] {
                 "Error: transport failed: write to secureControlPoint: no ATT response within 30.0 seconds\n"
             ),
             (
-                "drop-notification@3", 75,
-                "Error: timed out after 2.0 seconds waiting for the response to setPacketReceiptNotification (0x02)\n"
+                // Every notification from the third on is lost: each reconnect times out again until none is left.
+                "drop-notification@3+", 75,
+                "Error: timed out after 2.0 seconds waiting for the response to selectObject (0x06)\n"
             ),
         ] as [(String, Int32, String)])
     func faults(fault: String, status: Int32, message: String) throws {
