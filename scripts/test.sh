@@ -15,3 +15,6 @@ bash scripts/check-imports.sh
 echo "== swift test" >&2
 swift build --build-tests
 swift test
+
+echo "== fault campaign (a 100-run slice of scripts/fault-campaign.py)" >&2
+python3 scripts/fault-campaign.py --runs 100 --require-recovery 0.95
