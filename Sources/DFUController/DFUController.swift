@@ -406,11 +406,10 @@ public struct DFUController: Sendable {
             guard failure.kind.isLinkFailure else { return fail(.transport(failure)) }
             return recover(after: .transport(failure), because: "\(failure)", at: now)
         case .connecting:
-            // A device reached before that does not come back in time (it may advertise elsewhere after a reset,
-            // or late): look again, within the reconnect limit.
-            guard deviceWasReached, failure.kind.isLinkFailure || failure.kind == .deviceNotFound else {
-                return fail(.transport(failure))
-            }
+            // A connection to a device reached before that drops or times out while it is set up: try again,
+            // within the reconnect limit. A device not found within the connection timeout is gone: the
+            // request already named every address it may use.
+            guard deviceWasReached, failure.kind.isLinkFailure else { return fail(.transport(failure)) }
             return recover(after: .transport(failure), because: "\(failure)", at: now, linkIsDown: true)
         case .jumpingLegacy:
             return connect(bootloaderAfterLegacyJump, .afterJump, at: now)

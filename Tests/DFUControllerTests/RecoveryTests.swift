@@ -281,7 +281,7 @@ func restartLines(at now: Duration, resetting: Bool, request: ConnectionRequest 
             ], ignoringProgressAndLogs: true)
     }
 
-    @Test("a device that vanishes after it was reached is looked for again; one never reached is not")
+    @Test("a device not found ends the update, and says whether it had been reached (75) or never was (69)")
     func vanishedDevice() {
         let notFound = TransportFailure(operation: .connect, kind: .deviceNotFound, cause: "no device")
         var never = secureController(image: testImage(8))
@@ -297,6 +297,7 @@ func restartLines(at now: Duration, resetting: Bool, request: ConnectionRequest 
             ], ignoringProgressAndLogs: true)
         #expect(!never.deviceWasReached)
         var reached = secureController(image: testImage(8))
+        let dropped = TransportFailure(operation: .connect, kind: .linkLost, cause: "dropped while connecting")
         run(
             &reached,
             Array(secureInitLines().prefix(8)) + [
@@ -305,11 +306,14 @@ func restartLines(at now: Duration, resetting: Bool, request: ConnectionRequest 
                 .does(.cancelTimer(.connection)),
                 .does(.connect(ConnectionRequest(address: device))),
                 arms(.connection, .seconds(15)),
-                .transportFails(notFound),
+                .transportFails(dropped),  // a connection that drops while it is set up is tried again
                 .does(.cancelTimer(.response)), .does(.cancelTimer(.objectPreparation)),
                 .does(.cancelTimer(.connection)),
                 .does(.connect(ConnectionRequest(address: device))),
                 arms(.connection, .seconds(15)),
+                .transportFails(notFound),
+                .does(.disconnect),
+                .does(.fail(.transport(notFound))),
             ], ignoringProgressAndLogs: true)
         #expect(reached.deviceWasReached)
     }

@@ -82,11 +82,11 @@ struct Witness: Sendable {
             controller: secureApp, lines: [.start, .connected(mtu: 23, [])]),
         "connecting|connection timer fires": Witness(controller: secureApp, lines: start + [.fires(.connection)]),
         "connecting|cancel": Witness(controller: secureApp, lines: start + [.cancels]),
-        "connecting|device not found after it was reached": Witness(
+        "connecting|connection lost after the device was reached": Witness(
             controller: secureApp,
             lines: inSecure + [
                 .disconnects,
-                .transportFails(TransportFailure(operation: .connect, kind: .deviceNotFound, cause: "not found")),
+                .transportFails(TransportFailure(operation: .connect, kind: .linkLost, cause: "dropped")),
             ]),
         "readingVersion|version 0.1 read": Witness(controller: legacy, lines: jumping),
         "readingVersion|other version read": Witness(
