@@ -582,8 +582,8 @@ public struct DFUController: Sendable {
     /// Gives the update a new connection, as Nordic's libraries reconnect and resume on link loss.
     ///
     /// Drops the link unless it is down already, then connects to where the target advertises now, and resumes
-    /// (Secure) or starts the part over (legacy). After ``DFUConfiguration/maximumReconnects`` in a row without progress, fails
-    /// with `error`.
+    /// (Secure) or starts the part over (legacy). After ``DFUConfiguration/maximumReconnects`` in a row without
+    /// progress, fails with `error`.
     ///
     /// - Parameters:
     ///   - error: The failure to report when no reconnect is left.
