@@ -71,8 +71,10 @@ extension CatalogEntry {
     }
 }
 
-/// Lines of `name: value`, the names padded to one column.
+/// Lines of `name: value`, the names padded to one column; names and values are escaped for the terminal, since
+/// values come from catalogs, packages and file names.
 func aligned(_ lines: [(String, String)]) -> String {
+    let lines = lines.map { ($0.0.escapedForTerminal, $0.1.escapedForTerminal) }
     let width = (lines.map(\.0.count).max() ?? 0) + 2
     return lines.map { ($0.0 + ":").padding(to: width) + $0.1 }.joined(separator: "\n")
 }

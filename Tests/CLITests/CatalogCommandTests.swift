@@ -21,11 +21,14 @@ import Testing
         )
     }
 
-    @Test("list --json prints one array with every field of every entry")
+    @Test("list --json prints one result object with every field of every entry")
     func json() throws {
         let result = nrfloader(["list", "--json"])
         #expect(result.status == 0)
-        let entries = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [[String: Any]])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any])
+        #expect(object["event"] as? String == "result")
+        #expect(object["schema"] as? Int == 1)
+        let entries = try #require(object["firmware"] as? [[String: Any]])
         #expect(entries.count == 5)
         let keys: Set<String> = [
             "schema", "id", "title", "description", "version", "boards", "chip", "type", "file", "size", "sha256",
