@@ -32,7 +32,7 @@ harness() {
 # Compiles TARGET's harness with its module's sources as one module; `import Checksums` lines are dropped because
 # Checksums' sources are part of the same module here.
 build() {
-    local target=$1 work=.fuzz/$1
+    local target=$1 work=$2
     rm -rf "$work/src"
     mkdir -p "$work/src" "$work/corpus" "$work/artifacts"
     local index=0
@@ -47,10 +47,12 @@ build() {
 
 if [ "${1:-}" = replay ]; then
     for target in package init-packet catalog wire; do
-        build "$target"
+        # A folder of its own, so that a replay never replaces the binary of a long run in progress.
+        build "$target" ".fuzz/replay-$target"
         echo "fuzz replay: $target ($(ls Tests/Fuzz/Corpus/$target | wc -l) inputs)" >&2
-        .fuzz/$target/fuzzer -runs=0 -artifact_prefix=".fuzz/$target/artifacts/" "Tests/Fuzz/Corpus/$target" \
-            > ".fuzz/$target/replay.log" 2>&1 || { cat ".fuzz/$target/replay.log" >&2; exit 1; }
+        ".fuzz/replay-$target/fuzzer" -runs=0 -artifact_prefix=".fuzz/replay-$target/artifacts/" \
+            "Tests/Fuzz/Corpus/$target" > ".fuzz/replay-$target/replay.log" 2>&1 ||
+            { cat ".fuzz/replay-$target/replay.log" >&2; exit 1; }
     done
     exit 0
 fi
@@ -58,7 +60,7 @@ fi
 target=${1:?usage: scripts/fuzz.sh TARGET [RUNS] [SECONDS] | replay}
 runs=${2:-10000000}
 seconds=${3:-0}
-build "$target"
+build "$target" ".fuzz/$target"
 cp -n Tests/Fuzz/Corpus/"$target"/* ".fuzz/$target/corpus/" 2>/dev/null || true
 set +e
 ".fuzz/$target/fuzzer" -runs="$runs" -max_total_time="$seconds" -max_len="${FUZZ_MAX_LEN:-4096}" -print_final_stats=1 \

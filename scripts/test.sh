@@ -15,3 +15,9 @@ bash scripts/check-imports.sh
 echo "== swift test" >&2
 swift build --build-tests
 swift test
+
+echo "== fuzz corpora replay" >&2
+bash scripts/fuzz.sh replay
+
+echo "== mutation campaign slice" >&2
+python3 scripts/mutation-campaign.py --seed 1 --packages 150 --catalogs 16

@@ -27,17 +27,29 @@ enum Console {
         write(text, to: STDERR_FILENO)
     }
 
-    /// Prints a command's JSON result as one line on standard output.
+    /// Prints a JSON line on standard output: a stream event at once, the command's result when it has succeeded.
     ///
-    /// An object without an `event` key is the command's result and gains `"event": "result"`; one with an `event`
-    /// key is a stream event (`begin`, `progress`, a scanned `device`, …) and is printed as it is.
+    /// An object without an `event` key, or with `"event": "result"`, is the command's result: it gains
+    /// `"event": "result"` and is held until ``finishWithResult()``, so that a command that fails after building its
+    /// result (a signature check after `info` described the package) ends with its error object alone. An object with
+    /// another `event` (`begin`, `progress`, a scanned `device`, …) is printed as it is.
     static func json(_ value: JSONValue) {
-        guard case .object(var members) = value, members["event"] == nil else {
+        guard case .object(var members) = value, members["event"] == nil || members["event"] == .string("result")
+        else {
             result(value.text)
             return
         }
         members["event"] = .string("result")
-        result(JSONValue.object(members).text)
+        let text = JSONValue.object(members).text
+        heldResult.withLock { $0 = text }
+    }
+
+    /// The result ``json(_:)`` holds until the command has succeeded.
+    private static let heldResult = Mutex<String?>(nil)
+
+    /// Prints the held result, if any: the last line of a command that succeeded.
+    static func finishWithResult() {
+        if let held = heldResult.withLock({ $0.take() }) { result(held) }
     }
 
     /// Whether the error verdict has been printed: the process prints it once, whichever of the command's error

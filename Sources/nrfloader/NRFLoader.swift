@@ -34,6 +34,7 @@ struct NRFLoader: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+            Console.finishWithResult()
         } catch {
             // Help, version and validation requests travel as ArgumentParser's own (partly internal) error types.
             if String(reflecting: type(of: error)).hasPrefix("ArgumentParser.") {

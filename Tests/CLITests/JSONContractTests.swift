@@ -8,6 +8,7 @@ import Testing
 
 private let corpus = TestPaths.repositoryRoot.appendingPathComponent("Tests/Fuzz/Corpus/package").path
 private let firmware = TestPaths.repositoryRoot.appendingPathComponent("Resources/firmware").path
+private let packages = TestPaths.repositoryRoot.appendingPathComponent("Tests/Data/packages").path
 
 /// A real way of ending with one exit status, run through the built binary.
 struct ExitCase: Sendable, CustomTestStringConvertible {
@@ -30,6 +31,13 @@ struct ExitCase: Sendable, CustomTestStringConvertible {
         ExitCase(status: 64, arguments: ["upload", "--json", "--target", "sim:nonsense", "blinky-pca10040"]),
         ExitCase(status: 65, arguments: ["info", "\(corpus)/issue16-case1.zip", "--json"]),
         ExitCase(status: 65, arguments: ["upload", "--target", "sim", "\(corpus)/issue16-case2.zip", "--json"]),
+        // The description is built before the signature check fails: only the error object may be printed.
+        ExitCase(
+            status: 65,
+            arguments: [
+                "info", "\(packages)/nrfutil617-blinky-signed.zip", "--verify-key",
+                TestPaths.repositoryRoot.appendingPathComponent("Tests/Data/keys/test-public-key.pem").path, "--json",
+            ]),
         ExitCase(status: 66, arguments: ["info", "/nonexistent/app.zip", "--json"]),
         ExitCase(status: 66, arguments: ["upload", "--target", "sim", "no-such-id", "--json"]),
         ExitCase(
