@@ -198,14 +198,24 @@ def run(binary, arguments, environment=None):
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u0080-\u009f]")
 
 
-def verdict(status, stdout, stderr, json_mode):
-    """A failure classification for any run: None when it is a clean rejection or a success to check further."""
+def verdict(status, stdout, stderr, json_mode, oracle=None):
+    """The worst thing wrong with a run, or None for a clean rejection or a correct success.
+
+    Severity order: trap, hang, undocumented status, an exit 0 the oracle refutes (a skipped part, a wrong image),
+    raw control characters on stderr, a broken --json contract (no final object, or one that disagrees).
+    """
     if status is None:
         return "hang"
     if status < 0 or (status > 128 and status != 130):
         return "trap"
     if status not in DOCUMENTED:
         return "undocumented"
+    if status == 0 and oracle is not None:
+        try:
+            if not oracle(stdout):
+                return "skipped-or-wrong"
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+            return "skipped-or-wrong"
     text = stderr.decode("utf-8", "replace")
     if CONTROL.search(text.replace("\r", "")):
         return "unescaped"
@@ -216,15 +226,20 @@ def verdict(status, stdout, stderr, json_mode):
         except ValueError:
             return "contract"
         if status != 0:
-            if not last or last.get("event") != "error" or last.get("exit_status") != status:
+            if not isinstance(last, dict) or last.get("event") != "error" or last.get("exit_status") != status:
                 return "contract"
-        elif not last or last.get("event") != "result":
+        elif not isinstance(last, dict) or last.get("event") != "result":
             return "contract"
     if status != 0:
         errors = [line for line in text.splitlines() if line.startswith("Error: ")]
         if len(errors) != 1:
             return "contract"
     return None
+
+
+def last_json(stdout):
+    """The last line of stdout as JSON (a list for the old `list --json`)."""
+    return json.loads(stdout.decode().splitlines()[-1])
 
 
 def expected_parts(data):
@@ -250,32 +265,33 @@ def manifest_files(data):
 
 
 def classify_package(binary, path, data):
+    expected = expected_parts(data)
+
+    def info_oracle(stdout):
+        # info lists each part's files; its "type" key is shadowed by the init packet's type field, so the files
+        # are what is compared: every image the manifest names, and nothing else.
+        listed = last_json(stdout).get("parts", [])
+        return expected is not None and manifest_files(data) == sorted(part.get("bin_file") for part in listed)
+
+    def upload_oracle(stdout):
+        parts = last_json(stdout).get("parts", [])
+        if expected is None or len(parts) != len(expected):
+            return False
+        for (name, image), part in zip(expected, parts):
+            crc = part.get("crc32")
+            if part.get("type") != name or part.get("bytes_confirmed") != len(image):
+                return False
+            if crc is not None and int(crc, 16) != zlib.crc32(image):
+                return False
+        return True
+
     results = []
     status, stdout, stderr = run(binary, ["info", path, "--json"])
-    problem = verdict(status, stdout, stderr, True)
-    if problem is None and status == 0:
-        # info lists each part's files; its "type" key is shadowed by the init packet's type field, so the files are
-        # what is compared: every image the manifest names, and nothing else.
-        listed = json.loads(stdout.decode().splitlines()[-1]).get("parts", [])
-        if expected_parts(data) is None or manifest_files(data) != sorted(part.get("bin_file") for part in listed):
-            problem = "skipped-or-wrong"
-    results.append(("info", problem, status))
+    results.append(("info", verdict(status, stdout, stderr, True, info_oracle), status))
     legacy = b'"dfu_version"' in data or b"init_packet_data" in data
     target = "sim:legacy" if legacy else "sim"
     status, stdout, stderr = run(binary, ["upload", "--target", target, path, "--sim-speed", "0", "--json"])
-    problem = verdict(status, stdout, stderr, True)
-    if problem is None and status == 0:
-        expected = expected_parts(data)
-        parts = json.loads(stdout.decode().splitlines()[-1]).get("parts", [])
-        if expected is None or len(parts) != len(expected):
-            problem = "skipped-or-wrong"
-        else:
-            for (name, image), part in zip(expected, parts):
-                crc = part.get("crc32")
-                if part.get("type") != name or part.get("bytes_confirmed") != len(image) or (
-                        crc is not None and int(crc, 16) != zlib.crc32(image)):
-                    problem = "skipped-or-wrong"
-    results.append(("upload", problem, status))
+    results.append(("upload", verdict(status, stdout, stderr, True, upload_oracle), status))
     return results
 
 
@@ -350,8 +366,9 @@ def classify_catalog(binary, directory, text, identifier, image_name, image):
             (["info", identifier, "--catalog", path, "--json"], True)):
         status, stdout, stderr = run(binary, arguments)
         problem = verdict(status, stdout, stderr, json_mode)
-        if problem is None and status == 0 and not json_mode:
-            if CONTROL.search(stdout.decode("utf-8", "replace")):
+        if problem in (None, "contract") and status == 0 and not json_mode:
+            # Human output of an accepted catalog must show every outside character as a visible escape.
+            if CONTROL.search(stdout.decode("utf-8", "replace").replace("\n", "")):
                 problem = "unescaped"
         results.append((arguments[0], problem, status))
     return results
