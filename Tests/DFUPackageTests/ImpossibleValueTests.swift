@@ -50,6 +50,22 @@ private typealias Builder = PackageBuilder
         }
     }
 
+    @Test("a Secure SD+BL metadata size of 2^63 - 1 is named against the init packet's, not added up")
+    func secureMetadataSizes() {
+        let image = Builder.softdevice + Builder.bootloader
+        let command = Builder.secureCommand(.softdeviceBootloader, image: image, sd: 600, bl: 400)
+        let bytes = Builder.zip(
+            manifest: #"""
+                {"manifest": {"softdevice_bootloader": {"bin_file": "sd_bl.bin", "dat_file": "sd_bl.dat",
+                  "info_read_only_metadata": {"bl_size": 400, "sd_size": 9223372036854775807}}}}
+                """#,
+            files: [("sd_bl.bin", image), ("sd_bl.dat", Builder.dat(command))])
+        #expect(
+            throws: DFUPackageError.manifestMismatch(
+                file: "a.zip/sd_bl.dat", field: "sd_size", manifestValue: "9223372036854775807", initPacketValue: "600")
+        ) { try DFUPackage(zip: bytes, name: "a.zip") }
+    }
+
     private static let manifestKeys = [
         "application", "bootloader", "dfu_version", "softdevice", "softdevice_bootloader",
     ]
