@@ -105,6 +105,28 @@ struct ExitCase: Sendable, CustomTestStringConvertible {
         try Self.checkVerdict(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }
 
+    @Test("a command interrupted before it can clean up in steps ends with the error object of status 130")
+    func interruptedConvert() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let child = ProcessRunner().start(
+            TestPaths.nrfloader, ["convert", "-", "-o", directory.file("app.bin"), "--json"])
+        child.write(Array(":020000040002F8\n".utf8))
+        // The temporary output exists once the handler is installed and the input is being read: the condition.
+        let deadline = ContinuousClock.now + .seconds(30)
+        var seen = false
+        while !seen && ContinuousClock.now < deadline {
+            seen = try directory.contents().contains { $0.hasPrefix(".app.bin.") }
+            if !seen { usleep(10_000) }
+        }
+        #expect(seen)
+        child.send(SIGINT)
+        let result = child.wait()
+        #expect(result.status == 130)
+        #expect(try directory.contents().isEmpty)
+        try Self.checkVerdict(status: result.status, stdout: result.stdoutText, stderr: result.stderrText)
+    }
+
     /// Checks the last stdout line is the one verdict, and that an error verdict matches status and stderr.
     static func checkVerdict(status: Int32, stdout: String, stderr: String) throws {
         let lines = stdout.split(separator: "\n", omittingEmptySubsequences: false)
