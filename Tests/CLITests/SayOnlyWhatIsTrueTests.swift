@@ -90,6 +90,17 @@ private let firmware = TestPaths.repositoryRoot.appendingPathComponent("Resource
         #expect(object["title"] as? String == "T\u{1B}]52;c;aGk=\u{07}\u{1B}[2J")
     }
 
+    @Test("an entry name with a newline and NULs (found by the package fuzzer) stays on one escaped error line")
+    func entryNameInError() {
+        let path = "\(corpus)/fuzz-found-entry-name-newline.zip"
+        let result = nrfloader(["info", path])
+        #expect(result.status == 65)
+        #expect(
+            result.stderrText
+                == "Error: \(path): entry 'blinky\\x0a\\x00\\x00\\x00\\x00\\x00\\x00\\x000.dat' is empty or contains a "
+                + "control character\n")
+    }
+
     @Test("a file name with terminal escapes is escaped in the error line")
     func fileNameInError() throws {
         let directory = try TemporaryDirectory()
