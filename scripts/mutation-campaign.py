@@ -252,6 +252,11 @@ def expected_parts(data):
             for key in ("softdevice_bootloader", "softdevice", "bootloader", "application"):
                 if isinstance(body.get(key), dict):
                     parts.append((PART_NAMES[key], archive.read(body[key]["bin_file"])))
+            # A part under a key no vendor writes ("app") is still a part the user meant to send: no tool can
+            # have sent it, so an exit 0 skipped it.
+            for key, value in body.items():
+                if key not in PART_NAMES and isinstance(value, dict) and "bin_file" in value:
+                    parts.append(("unknown part '" + key + "'", b""))
             return parts
     except Exception:
         return None
@@ -261,7 +266,7 @@ def manifest_files(data):
     """The bin_file of every image the manifest lists, sorted."""
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         body = json.loads(archive.read("manifest.json"))["manifest"]
-        return sorted(body[key]["bin_file"] for key in PART_NAMES if isinstance(body.get(key), dict))
+        return sorted(value["bin_file"] for value in body.values() if isinstance(value, dict) and "bin_file" in value)
 
 
 def classify_package(binary, path, data):
