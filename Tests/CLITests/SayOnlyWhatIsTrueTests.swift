@@ -45,6 +45,16 @@ private let firmware = TestPaths.repositoryRoot.appendingPathComponent("Resource
         #expect(result.stderrText == "Error: <stdin>:2: data runs past the 4 GiB address space (to 0x100000007)\n")
     }
 
+    @Test("info lists a second hex region under the first, without a stray colon")
+    func hexRegionsAligned() {
+        let result = nrfloader(["info", "-"], input: sampleHex)
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(
+            result.stdoutText.contains(
+                "\nregions:       0x00026000–0x00026007 (8 bytes)\n               0x00026010–0x00026011 (2 bytes)\n"),
+            "\(result.stdoutText)")
+    }
+
     /// A user catalog whose title writes the clipboard (OSC 52) and clears the screen, and whose description ends
     /// in DEL and a C1 CSI.
     private static func hostileCatalog(in directory: TemporaryDirectory) throws -> String {
