@@ -173,7 +173,10 @@ private struct KnownKeys: Decodable {
             let descends =
                 path.count < 2 && key.stringValue != "dfu_version"
                 || path.count == 2 && ["init_packet_data", "info_read_only_metadata"].contains(key.stringValue)
-            if descends { _ = try container.decode(KnownKeys.self, forKey: key) }
+            // A null is the typed decoding's to judge (an absent part); only objects have keys to check.
+            if descends, (try? container.decodeNil(forKey: key)) != true {
+                _ = try container.decode(KnownKeys.self, forKey: key)
+            }
         }
     }
 }
