@@ -18,3 +18,9 @@ swift test
 
 echo "== fault campaign (a 100-run slice of scripts/fault-campaign.py)" >&2
 python3 scripts/fault-campaign.py --runs 100 --require-recovery 0.95
+
+echo "== fuzz corpora replay" >&2
+bash scripts/fuzz.sh replay
+
+echo "== mutation campaign slice" >&2
+python3 scripts/mutation-campaign.py --seed 1 --packages 150 --catalogs 16

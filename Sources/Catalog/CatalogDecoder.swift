@@ -88,6 +88,10 @@ struct CatalogDecoder {
             let loadAddress = UInt32(addressText.dropFirst(2), radix: 16),
             addressText.dropFirst(2).utf8.allSatisfy({ $0 != UInt8(ascii: "+") && $0 != UInt8(ascii: "-") })
         else { throw addressField.error("must be '0x' and 8 hex digits, e.g. \"0x00026000\"") }
+        // size is at most Int32.max, so the sum is exact in Int64; the image must end inside the 4 GiB address space.
+        guard Int64(loadAddress) + size <= 1 << 32 else {
+            throw addressField.error("is \(addressText), and \(size) bytes from there run past the 4 GiB address space")
+        }
         let softdevice = try object.optional("softdevice")?.string()
         let dfuField = try object.required("dfu")
         var dfu = try ObjectReader(dfuField.node, path: dfuField.path, source: source)

@@ -71,6 +71,14 @@ extension DFUPackage.Part {
             }
             guard let sdSize = entry.sdSize else { throw missing("sd_size") }
             guard let blSize = entry.blSize else { throw missing("bl_size") }
+            // Each size must lie within the image before they are added: a JSON number can be up to 2^63 − 1.
+            for (key, size) in [("sd_size", sdSize), ("bl_size", blSize)] where size < 1 || size > imageSize {
+                let reason = size < 1 ? "not a positive size" : "more than the image's \(imageSize) bytes"
+                throw .invalidManifest(
+                    archive: archive,
+                    problem: .impossibleValue(
+                        path: "manifest.softdevice_bootloader.\(key)", value: size, reason: reason))
+            }
             guard sdSize + blSize == imageSize else {
                 throw .imageSizeMismatch(file: binName, actual: imageSize, declared: sdSize + blSize)
             }

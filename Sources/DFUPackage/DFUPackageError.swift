@@ -13,6 +13,8 @@ public enum DFUPackageError: Error, Sendable, Equatable {
     case notZipArchive(archive: String)
     /// A structure runs past the end of the archive (or past the area that should contain it).
     case truncatedArchive(archive: String, region: ZipRegion)
+    /// A size, offset or count in the archive's records points outside the bytes that could hold it.
+    case fieldOutOfRange(archive: String, region: ZipRegion, field: String, value: Int, bound: ZipBound)
     /// A structure does not start with its signature.
     case badSignature(archive: String, region: ZipRegion)
     /// The archive uses zip64 records, which this reader does not implement (packages are far below 4 GiB).
@@ -107,12 +109,38 @@ public enum ZipRegion: Sendable, Equatable {
     case endRecord
     /// The central directory.
     case centralDirectory
+    /// One entry's record in the central directory.
+    case directoryEntry(entry: String)
     /// The local file header of an entry.
     case localHeader(entry: String)
     /// The (compressed) data of an entry.
     case entryData(entry: String)
     /// The data descriptor that follows an entry's data (general purpose flag bit 3).
     case dataDescriptor(entry: String)
+}
+
+/// The limit a zip field's value went past, named in ``DFUPackageError/fieldOutOfRange(archive:region:field:value:bound:)``.
+public enum ZipBound: Sendable, Equatable {
+    /// The offset of the end-of-central-directory record.
+    case endRecord(Int)
+    /// The offset where the central directory starts (entry data must end before it).
+    case directoryStart(Int)
+    /// How many bytes there are for the field to describe.
+    case bytesAvailable(Int)
+    /// How many 46-byte directory headers the directory's size can hold.
+    case entriesFitting(Int)
+}
+
+extension ZipBound: CustomStringConvertible {
+    /// The bound as a phrase completing "… is N, …".
+    public var description: String {
+        switch self {
+        case .endRecord(let offset): "past the end-of-central-directory record at byte \(offset)"
+        case .directoryStart(let offset): "at or past the central directory, which starts at byte \(offset)"
+        case .bytesAvailable(let count): "more than the \(count) bytes there are"
+        case .entriesFitting(let count): "more than the directory's size can hold (\(count))"
+        }
+    }
 }
 
 /// Why an entry name is refused.
@@ -137,6 +165,10 @@ public enum ManifestProblem: Sendable, Equatable {
     case invalidValue(path: String)
     /// The manifest lists none of `application`, `bootloader`, `softdevice`, `softdevice_bootloader`.
     case noImages
+    /// A key nrfutil and adafruit-nrfutil never write (a misspelt or renamed part would otherwise be skipped).
+    case unknownKey(path: String, known: [String])
+    /// A number that cannot be true: `reason` says what it contradicts.
+    case impossibleValue(path: String, value: Int, reason: String)
 }
 
 /// What is wrong with the bytes of an init packet.
@@ -169,6 +201,8 @@ extension DFUPackageError: CustomStringConvertible {
             "\(archive): no end-of-central-directory record found; not a zip archive, or truncated"
         case .truncatedArchive(let archive, let region):
             "\(archive): archive is truncated in \(region)"
+        case .fieldOutOfRange(let archive, let region, let field, let value, let bound):
+            "\(archive): \(field) in \(region) is \(value), \(bound)"
         case .badSignature(let archive, let region):
             "\(archive): \(region) has a bad signature"
         case .zip64NotSupported(let archive):
@@ -253,6 +287,7 @@ extension ZipRegion: CustomStringConvertible {
         switch self {
         case .endRecord: "the end-of-central-directory record"
         case .centralDirectory: "the central directory"
+        case .directoryEntry(let entry): "the directory entry of '\(entry)'"
         case .localHeader(let entry): "the local header of '\(entry)'"
         case .entryData(let entry): "the data of '\(entry)'"
         case .dataDescriptor(let entry): "the data descriptor of '\(entry)'"
@@ -280,6 +315,9 @@ extension ManifestProblem: CustomStringConvertible {
         case .missingKey(let path): "has no '\(path)'"
         case .invalidValue(let path): "has an invalid value at '\(path)'"
         case .noImages: "lists no application, bootloader, softdevice or softdevice_bootloader"
+        case .unknownKey(let path, let known):
+            "has an unknown key '\(path)'; known keys there: \(known.joined(separator: ", "))"
+        case .impossibleValue(let path, let value, let reason): "has '\(path)' = \(value), \(reason)"
         }
     }
 }

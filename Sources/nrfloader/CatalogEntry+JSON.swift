@@ -71,10 +71,13 @@ extension CatalogEntry {
     }
 }
 
-/// Lines of `name: value`, the names padded to one column.
+/// Lines of `name: value`, the names padded to one column; a line with an empty name continues the one above.
+///
+/// Names and values are escaped for the terminal, since values come from catalogs, packages and file names.
 func aligned(_ lines: [(String, String)]) -> String {
+    let lines = lines.map { ($0.0.escapedForTerminal, $0.1.escapedForTerminal) }
     let width = (lines.map(\.0.count).max() ?? 0) + 2
-    return lines.map { ($0.0 + ":").padding(to: width) + $0.1 }.joined(separator: "\n")
+    return lines.map { ($0.0.isEmpty ? "" : $0.0 + ":").padding(to: width) + $0.1 }.joined(separator: "\n")
 }
 
 extension String {

@@ -1,13 +1,21 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #endif
 
 /// The two text streams: stdout for the result, stderr for everything else (style §41).
 enum Console {
-    /// Writes `text` and a newline to standard output.
+    /// Writes `text` and a newline to standard output, unless the error verdict has ended it.
     static func result(_ text: String) {
-        write(text + "\n", to: STDOUT_FILENO)
+        stdoutState.withLock { isEnded in
+            if !isEnded { write(text + "\n", to: STDOUT_FILENO) }
+        }
     }
+
+    /// Whether stdout has been ended by the error verdict: a thread still rendering (an upload that an interrupt
+    /// overtook) must not print after it, so that the verdict stays the last line.
+    private static let stdoutState = Mutex(false)
 
     /// Writes `text` and a newline to standard error.
     static func note(_ text: String) {
@@ -19,9 +27,61 @@ enum Console {
         write(text, to: STDERR_FILENO)
     }
 
-    /// Prints a JSON document as one line on standard output.
+    /// Prints a JSON line on standard output: a stream event at once, the command's result when it has succeeded.
+    ///
+    /// An object without an `event` key, or with `"event": "result"`, is the command's result: it gains
+    /// `"event": "result"` and is held until ``finishWithResult()``, so that a command that fails after building its
+    /// result (a signature check after `info` described the package) ends with its error object alone. An object with
+    /// another `event` (`begin`, `progress`, a scanned `device`, …) is printed as it is.
     static func json(_ value: JSONValue) {
-        result(value.text)
+        guard case .object(var members) = value, members["event"] == nil || members["event"] == .string("result")
+        else {
+            result(value.text)
+            return
+        }
+        members["event"] = .string("result")
+        let text = JSONValue.object(members).text
+        heldResult.withLock { $0 = text }
+    }
+
+    /// The result ``json(_:)`` holds until the command has succeeded.
+    private static let heldResult = Mutex<String?>(nil)
+
+    /// Prints the held result, if any: the last line of a command that succeeded.
+    static func finishWithResult() {
+        if let held = heldResult.withLock({ $0.take() }) { result(held) }
+    }
+
+    /// Whether the error verdict has been printed: the process prints it once, whichever of the command's error
+    /// path and the interrupt watcher gets there first.
+    private static let errorReported = Mutex(false)
+
+    /// Reports a failure once, as `--json` promises.
+    ///
+    /// The `Error:` line goes to stderr and, when JSON was asked for, a final `error` object with the same message and
+    /// the exit status to stdout. Only the first call prints anything.
+    ///
+    /// - Parameters:
+    ///   - message: The message, before escaping.
+    ///   - status: The status the process exits with.
+    ///   - json: Whether `--json` was given.
+    static func reportError(_ message: String, status: Int32, json: Bool) {
+        let isFirst = errorReported.withLock { reported in
+            defer { reported = true }
+            return !reported
+        }
+        guard isFirst else { return }
+        let line = message.escapedForTerminal
+        note("Error: " + line)
+        guard json else { return }
+        let verdict = JSONValue.object([
+            "schema": .int(JSONValue.schemaVersion), "event": .string("error"), "message": .string(message),
+            "exit_status": .int(Int(status)),
+        ])
+        stdoutState.withLock { isEnded in
+            write(verdict.text + "\n", to: STDOUT_FILENO)
+            isEnded = true
+        }
     }
 
     /// Whether `TERM` is `dumb`: no cursor movement, so progress is printed line by line.
@@ -48,5 +108,34 @@ enum Console {
                 remaining -= written
             }
         }
+    }
+}
+
+extension String {
+    /// The text with every C0 control character, DEL and C1 control character replaced by a visible `\xHH` escape,
+    /// so that text from outside (device names, catalog fields, package entry names, file names, device error
+    /// strings) cannot move the cursor, clear the screen or write the clipboard of the terminal it is printed on.
+    ///
+    /// This is the one escaping function of the command line: tables, `name: value` lines, progress labels and the
+    /// `Error:` line all pass outside text through it. JSON output escapes the same characters as `\u00HH`.
+    var escapedForTerminal: String {
+        guard unicodeScalars.contains(where: \.isTerminalControl) else { return self }
+        var escaped = ""
+        for scalar in unicodeScalars {
+            if scalar.isTerminalControl {
+                let digits = String(scalar.value, radix: 16)
+                escaped += "\\x" + (digits.count < 2 ? "0" : "") + digits
+            } else {
+                escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
+}
+
+extension Unicode.Scalar {
+    /// C0 (U+0000–U+001F), DEL (U+007F) or C1 (U+0080–U+009F): characters a terminal acts on instead of showing.
+    var isTerminalControl: Bool {
+        value < 0x20 || (0x7F...0x9F).contains(value)
     }
 }

@@ -101,7 +101,7 @@ struct ConvertCommand: ParsableCommand {
         if outputOptions.json {
             Console.json(summary.json)
         } else if !outputOptions.quiet {
-            Console.note(summary.text)
+            Console.note(summary.text.escapedForTerminal)
         }
     }
 

@@ -13,6 +13,8 @@ import Synchronization
 /// SIGINT sent right after start-up.
 enum Interrupts {
     private static let temporaryFiles = Mutex<Set<String>>([])
+    /// Whether `--json` was given: an interrupt that exits at once still ends stdout with its `error` object.
+    private static let wantsJSON = Mutex(false)
     /// What the first interrupt does instead of exiting (an upload cancels its task so the device is told to abort).
     private static let firstInterrupt = Mutex<(@Sendable () -> Void)?>(nil)
     /// The self-pipe: a plain tuple of descriptors, safe to read from the signal handler once initialised.
@@ -26,7 +28,8 @@ enum Interrupts {
     /// Starts watching SIGINT and SIGTERM.
     ///
     /// Call once, before any output file is created.
-    static func install() {
+    static func install(json: Bool) {
+        wantsJSON.withLock { $0 = json }
         let descriptors = pipeDescriptors
         guard descriptors.read >= 0 else { return }
         for signalNumber in [SIGINT, SIGTERM] {
@@ -60,6 +63,9 @@ enum Interrupts {
             while read(descriptor, &byte, 1) < 0 && errno == EINTR {}
         }
         removeTemporaryFiles()
+        Console.reportError(
+            "interrupted before the command finished", status: ExitStatus.interrupted.rawValue,
+            json: wantsJSON.withLock { $0 })
         _exit(ExitStatus.interrupted.rawValue)
     }
 

@@ -53,7 +53,9 @@ enum JSONValue: Equatable {
             case "\n": output += "\\n"
             case "\r": output += "\\r"
             case "\t": output += "\\t"
-            case _ where scalar.value < 0x20:
+            case _ where scalar.isTerminalControl:
+                // C0 must be escaped (RFC 8259); DEL and C1 are escaped too, so that JSON printed on a terminal is
+                // as inert as the human output.
                 let digits = String(scalar.value, radix: 16)
                 output += "\\u" + String(repeating: "0", count: 4 - digits.count) + digits
             default: output.unicodeScalars.append(scalar)

@@ -15,7 +15,8 @@ struct ListCommand: ParsableCommand {
     func run() throws {
         let catalog = try catalogOptions.load()
         if outputOptions.json {
-            Console.json(.array(catalog.entries.map(\.json)))
+            Console.json(
+                .object(["schema": .int(JSONValue.schemaVersion), "firmware": .array(catalog.entries.map(\.json))]))
             return
         }
         let header = ["ID", "TITLE", "VERSION", "BOARD", "TYPE", "SIZE"]
@@ -29,9 +30,12 @@ struct ListCommand: ParsableCommand {
     }
 }
 
-/// Rows as columns separated by two spaces; the columns in `rightAligned` are padded on the left.
+/// Rows as columns separated by two spaces, every cell escaped for the terminal; the columns in `rightAligned` are
+/// padded on the left.
 func table(_ rows: [[String]], rightAligned: Set<Int> = []) -> String {
     guard let columns = rows.first?.count else { return "" }
+    // Cells may hold outside text (catalog titles, device names): escaped before their widths are measured.
+    let rows = rows.map { $0.map(\.escapedForTerminal) }
     let widths = (0..<columns).map { column in rows.map { $0[column].count }.max() ?? 0 }
     return rows.map { row in
         row.enumerated().map { column, cell in

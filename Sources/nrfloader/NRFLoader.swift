@@ -19,13 +19,14 @@ struct NRFLoader: AsyncParsableCommand {
     )
 
     static func main() async {
+        let json = jsonRequested(in: CommandLine.arguments)
         let command: any ParsableCommand
         do {
             command = try parseAsRoot()
         } catch {
-            exit(withError: error)
+            exitAfterArgumentError(error, json: json)
         }
-        Interrupts.install()
+        Interrupts.install(json: json)
         do {
             var command = command
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -33,11 +34,35 @@ struct NRFLoader: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+            Console.finishWithResult()
         } catch {
             // Help, version and validation requests travel as ArgumentParser's own (partly internal) error types.
-            if String(reflecting: type(of: error)).hasPrefix("ArgumentParser.") { exit(withError: error) }
-            Console.note("Error: \(error)")
-            Glibc.exit(ExitStatus(for: error).rawValue)
+            if String(reflecting: type(of: error)).hasPrefix("ArgumentParser.") {
+                exitAfterArgumentError(error, json: json)
+            }
+            let status = ExitStatus(for: error).rawValue
+            Console.reportError("\(error)", status: status, json: json)
+            Glibc.exit(status)
         }
+    }
+
+    /// Whether `--json` is among the options (before a `--` that ends them), read from the raw arguments so that a
+    /// command line ArgumentParser refuses still gets its JSON verdict.
+    static func jsonRequested(in arguments: [String]) -> Bool {
+        arguments.dropFirst().prefix { $0 != "--" }.contains("--json")
+    }
+
+    /// Exits as ArgumentParser would (help and version on stdout with 0; a usage error on stderr with its status),
+    /// adding the final `error` object for a failure when `--json` was given.
+    private static func exitAfterArgumentError(_ error: any Error, json: Bool) -> Never {
+        let status = exitCode(for: error).rawValue
+        guard status != 0, json else { exit(withError: error) }
+        let message = fullMessage(for: error)
+        let firstLine = message.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? message
+        let text = firstLine.hasPrefix("Error: ") ? String(firstLine.dropFirst(7)) : firstLine
+        Console.reportError(text, status: status, json: true)
+        let rest = message.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).dropFirst()
+        if let rest = rest.first, !rest.isEmpty { Console.note(String(rest)) }
+        Glibc.exit(status)
     }
 }

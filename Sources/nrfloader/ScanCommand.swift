@@ -59,7 +59,14 @@ struct ScanCommand: AsyncParsableCommand {
             found.append(device)
             if outputOptions.json { Console.json(Self.json(device)) }
         }
-        guard !outputOptions.json else { return }
+        guard !outputOptions.json else {
+            Console.json(
+                .object([
+                    "schema": .int(JSONValue.schemaVersion), "devices": .int(found.count),
+                    "adapter": .string(chosen.interfaceName), "seconds": .int(timeout),
+                ]))
+            return
+        }
         let rows = found.map { device in
             [
                 device.address.description, device.name ?? "-", device.rssi.map { String($0) } ?? "-",
@@ -75,7 +82,8 @@ struct ScanCommand: AsyncParsableCommand {
 
     private static func json(_ device: ScannedDevice) -> JSONValue {
         .object([
-            "schema": .int(JSONValue.schemaVersion), "address": .string(device.address.description),
+            "schema": .int(JSONValue.schemaVersion), "event": .string("device"),
+            "address": .string(device.address.description),
             "name": .optional(device.name) { .string($0) }, "rssi": .optional(device.rssi) { .int($0) },
             "dfu": .array(device.services.map(\.rawValue).sorted().map { .string($0) }),
         ])

@@ -105,6 +105,9 @@ struct SimulateCommand: AsyncParsableCommand {
         Interrupts.onFirstInterrupt { peripheral.stop() }
         try await peripheral.run { renderer.handle($0) }
         if let failure = renderer.failure { throw failure }
+        if outputOptions.json {
+            Console.json(.object(["schema": .int(JSONValue.schemaVersion), "activations": .int(renderer.activations)]))
+        }
     }
 
     /// Fails unless `path` is a directory, before anything is registered.

@@ -30,6 +30,9 @@ final class SimulateRenderer: Sendable {
     /// The first error saving an image, which ended the simulation.
     var failure: (any Error)? { progress.withLock { $0.failure } }
 
+    /// How many activations the device performed.
+    var activations: Int { progress.withLock { $0.activations } }
+
     func handle(_ event: SimulatedPeripheralEvent) {
         switch event {
         case .registered(let registration):
@@ -113,12 +116,12 @@ final class SimulateRenderer: Sendable {
         if json {
             Console.json(.object(fields.merging(["schema": .int(JSONValue.schemaVersion)]) { $1 }))
         } else {
-            Console.result(text)
+            Console.result(text.escapedForTerminal)
         }
     }
 
     private func note(_ text: String) {
-        if !quiet { Console.note(text) }
+        if !quiet { Console.note(text.escapedForTerminal) }
     }
 
     private static func object(_ event: String, _ fields: [String: JSONValue]) -> JSONValue {

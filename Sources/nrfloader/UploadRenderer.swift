@@ -53,7 +53,7 @@ final class UploadRenderer {
                     ]))
         case .terminal, .lines:
             let sizes = parts.map { "\($0.imageType) \($0.image.count) bytes" }.joined(separator: ", ")
-            Console.note("uploading \(input.name) to \(target): \(sizes)")
+            Console.note("uploading \(input.name.escapedForTerminal) to \(target.escapedForTerminal): \(sizes)")
         case .quiet:
             break
         }
@@ -172,12 +172,12 @@ final class UploadRenderer {
         }
     }
 
-    /// Reports a failure (the error line itself is printed by the caller on stderr).
+    /// Ends the progress display before a failure.
+    ///
+    /// The error line and, with `--json`, the final `error` object are printed once by the command's caller
+    /// (``Console/reportError(_:status:json:)``), for every failure alike.
     func fail(_ message: String, status: ExitStatus) {
         closeLine()
-        if mode == .json {
-            Console.json(event("error", ["message": .string(message), "exit_status": .int(Int(status.rawValue))]))
-        }
     }
 
     private func event(_ name: String, _ members: [String: JSONValue]) -> JSONValue {

@@ -22,9 +22,11 @@ struct ScanCommandTests {
             try rig.startPeripheral(adapter: "hci2", name: "Other", serviceUUIDs: [Self.heartRate])
             let result = scan(["--adapter", "hci0", "--timeout", "4", "--json"], bus: rig.bus.address)
             #expect(result.status == 0, "\(result.stderrText)")
-            let devices = try result.stdoutText.split(separator: "\n").map { line in
+            let objects = try result.stdoutText.split(separator: "\n").map { line in
                 try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             }
+            #expect(objects.last?["event"] as? String == "result")
+            let devices = objects.filter { $0["event"] as? String == "device" }
             #expect(devices.count == 1, "\(result.stdoutText)\nrig log:\n\(rig.log)")
             #expect(devices.first?["address"] as? String == "C0:DE:00:00:00:02")
             #expect(devices.first?["name"] as? String == "DfuTarg")

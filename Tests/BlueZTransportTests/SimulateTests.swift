@@ -218,7 +218,7 @@ struct SimulateTests {
             #expect(named.status == 0, "\(named.stderrText)")
             let devices = try named.stdoutText.split(separator: "\n").map { line in
                 try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            }
+            }.filter { $0["event"] as? String == "device" }
             #expect(devices.count == 1, "\(named.stdoutText)")
             #expect(devices.first?["name"] as? String == "SimDfu")
             #expect(devices.first?["address"] as? String == Self.peripheral)

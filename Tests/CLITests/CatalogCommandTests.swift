@@ -21,11 +21,14 @@ import Testing
         )
     }
 
-    @Test("list --json prints one array with every field of every entry")
+    @Test("list --json prints one result object with every field of every entry")
     func json() throws {
         let result = nrfloader(["list", "--json"])
         #expect(result.status == 0)
-        let entries = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [[String: Any]])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any])
+        #expect(object["event"] as? String == "result")
+        #expect(object["schema"] as? Int == 1)
+        let entries = try #require(object["firmware"] as? [[String: Any]])
         #expect(entries.count == 5)
         let keys: Set<String> = [
             "schema", "id", "title", "description", "version", "boards", "chip", "type", "file", "size", "sha256",
@@ -185,10 +188,15 @@ import Testing
     @Test("a signature that does not verify with --verify-key exits 65 after the description")
     func wrongKey() {
         let key = TestPaths.repositoryRoot.appendingPathComponent("Tests/Data/keys/test-public-key.pem").path
-        let result = nrfloader(["info", "\(Self.packages)/nrfutil617-blinky-signed.zip", "--verify-key", key, "--json"])
+        let result = nrfloader(["info", "\(Self.packages)/nrfutil617-blinky-signed.zip", "--verify-key", key])
         #expect(result.status == 65)
-        #expect(result.stdoutText.contains(#""signature":"invalid""#))
+        #expect(result.stdoutText.contains("  signature:  invalid\n"))
         #expect(result.stderrText.hasPrefix("Error: "))
+        // With --json the description is the result of a command that failed: only the error object is printed.
+        let json = nrfloader(["info", "\(Self.packages)/nrfutil617-blinky-signed.zip", "--verify-key", key, "--json"])
+        #expect(json.status == 65)
+        #expect(json.stdoutText.hasPrefix(#"{"event":"error","exit_status":65,"#))
+        #expect(json.stdoutText.split(separator: "\n").count == 1)
     }
 
     @Test("info on a legacy package shows its init packet fields")

@@ -59,7 +59,9 @@ let sampleBinary: [UInt8] =
         let lines = result.stdoutText.split(separator: "\n")
         #expect(lines.count == 1)
         #expect(
-            result.stdoutText == #"{"base_address":155648,"command":"convert","format":"bin","input":""# + input
+            result.stdoutText
+                == #"{"base_address":155648,"command":"convert","event":"result","format":"bin","input":""#
+                + input
                 + #"","output":""# + directory.file("x.bin") + #"","regions":[{"end":155655,"size":8,"start":155648},"#
                 + #"{"end":155665,"size":2,"start":155664}],"schema":1,"sha256":""# + sha256Hex(sampleBinary)
                 + #"","size":18,"start_address":{"address":156369,"type":"linear"}}"# + "\n"
@@ -152,7 +154,13 @@ let sampleBinary: [UInt8] =
     func failures(arguments: [String], status: Int32, firstLine: String) {
         let result = nrfloader(arguments)
         #expect(result.status == status)
-        #expect(result.stdout.isEmpty)
+        if arguments.contains("--json") {
+            // The JSON contract: the failure's error object, and nothing else, on stdout.
+            #expect(result.stdoutText.hasPrefix(#"{"event":"error","exit_status":\#(status),"#))
+            #expect(result.stdoutText.split(separator: "\n").count == 1)
+        } else {
+            #expect(result.stdout.isEmpty)
+        }
         #expect(result.stderrText.hasPrefix(firstLine))
     }
 

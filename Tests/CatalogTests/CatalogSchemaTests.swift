@@ -116,6 +116,12 @@ private func at(_ line: Int, _ column: Int) -> CatalogLocation {
                     message: "must be '0x' and 8 hex digits, e.g. \"0x00026000\"")
             ),
             (
+                "\"0x00026000\"", "\"0xFFFFFFFC\"",
+                .schema(
+                    at(15, 23), path: "firmware[0].load_address",
+                    message: "is 0xFFFFFFFC, and 8 bytes from there run past the 4 GiB address space")
+            ),
+            (
                 "\"chip\"", "\"chipset\": \"x\", \"chip\"",
                 .schema(
                     at(10, 18), path: "firmware[0].chipset", message: "unknown field 'chipset'")

@@ -100,20 +100,6 @@ enum PackageBuilder {
             ])
     }
 
-    @Test("ignores unknown manifest keys")
-    func ignoresUnknownKeys() throws {
-        let bytes = Builder.zip(
-            manifest: #"""
-                {"manifest": {\#(Builder.entry("application", "app", extra: #", "comment": [1, {"x": null}]"#)),
-                  "softdevice_application": {"bin_file": "nothing.bin"}}, "generator": "test"}
-                """#,
-            files: [
-                ("app.bin", Builder.app),
-                ("app.dat", Builder.dat(Builder.secureCommand(.application, image: Builder.app))),
-            ])
-        #expect(try DFUPackage(zip: bytes, name: "app.zip").parts.count == 1)
-    }
-
     @Test("reads an adafruit-nrfutil legacy package")
     func readsLegacyPackage() throws {
         // The manifest adafruit-nrfutil 0.5.3.post16 writes for `dfu genpkg --dev-type 0x0052 --sd-req 0x00B6`.
@@ -164,7 +150,8 @@ enum PackageBuilder {
         arguments: [
             ("not json", ManifestProblem.notJSON),
             ("[1, 2]", .notJSON),
-            (#"{"other": {}}"#, .missingKey(path: "manifest")),
+            (#"{}"#, .missingKey(path: "manifest")),
+            (#"{"other": {}}"#, .unknownKey(path: "other", known: ["manifest"])),
             (#"{"manifest": {}}"#, .noImages),
             (
                 #"{"manifest": {"application": {"bin_file": "app.bin"}}}"#,

@@ -213,30 +213,43 @@ import Testing
         }
     }
 
-    @Test("names the truncated region when the directory points past the data")
+    @Test("names the field and value when the directory points past the data")
     func namesTruncatedRegions() {
         let bytes = ZipWriter.archive([Entry("a.bin", Self.text)])
         let endOffset = bytes.count - 22
 
         var directoryTooLong = bytes
         directoryTooLong.write32(directoryTooLong.read32(at: endOffset + 12) + 1, at: endOffset + 12)
-        #expect(throws: DFUPackageError.truncatedArchive(archive: "t.zip", region: .centralDirectory)) {
-            try ZipArchive(bytes: directoryTooLong, name: "t.zip")
-        }
+        let directorySize = Int(bytes.read32(at: endOffset + 12))
+        #expect(
+            throws: DFUPackageError.fieldOutOfRange(
+                archive: "t.zip", region: .endRecord, field: "central directory size", value: directorySize + 1,
+                bound: .bytesAvailable(directorySize))
+        ) { try ZipArchive(bytes: directoryTooLong, name: "t.zip") }
 
         // Cut the entry's data: keep the directory, but make it claim the data is longer than what precedes it.
         let directoryOffset = Int(bytes.read32(at: endOffset + 16))
         var dataTooLong = bytes
         dataTooLong.write32(UInt32(Self.text.count + 1), at: directoryOffset + 20)
         dataTooLong.write32(UInt32(Self.text.count + 1), at: directoryOffset + 24)
-        #expect(throws: DFUPackageError.truncatedArchive(archive: "t.zip", region: .entryData(entry: "a.bin"))) {
-            try ZipArchive(bytes: dataTooLong, name: "t.zip")
-        }
+        #expect(
+            throws: DFUPackageError.fieldOutOfRange(
+                archive: "t.zip", region: .directoryEntry(entry: "a.bin"), field: "compressed size",
+                value: Self.text.count + 1, bound: .bytesAvailable(Self.text.count))
+        ) { try ZipArchive(bytes: dataTooLong, name: "t.zip") }
 
         var headerPastDirectory = bytes
         headerPastDirectory.write32(UInt32(directoryOffset), at: directoryOffset + 42)
+        #expect(
+            throws: DFUPackageError.fieldOutOfRange(
+                archive: "t.zip", region: .directoryEntry(entry: "a.bin"), field: "local header offset",
+                value: directoryOffset, bound: .directoryStart(directoryOffset))
+        ) { try ZipArchive(bytes: headerPastDirectory, name: "t.zip") }
+
+        var headerNameTooLong = bytes
+        headerNameTooLong.write16(0xFFFF, at: 26)
         #expect(throws: DFUPackageError.truncatedArchive(archive: "t.zip", region: .localHeader(entry: "a.bin"))) {
-            try ZipArchive(bytes: headerPastDirectory, name: "t.zip")
+            try ZipArchive(bytes: headerNameTooLong, name: "t.zip")
         }
 
         var badLocalSignature = bytes

@@ -106,7 +106,8 @@ public struct LegacyInitPacket: Sendable, Equatable {
     /// - Parameters:
     ///   - bytes: The file's contents.
     ///   - file: Display name for errors.
-    /// - Throws: `invalidInitPacket` with `truncated`, `trailingBytes` or `unknownExtension`.
+    /// - Throws: `invalidInitPacket` with `truncated`, `valueOutOfRange` (a SoftDevice count longer than the file),
+    ///   `trailingBytes` or `unknownExtension`.
     public init(decoding bytes: [UInt8], file: String) throws(DFUPackageError) {
         func truncated() -> DFUPackageError {
             .invalidInitPacket(file: file, offset: bytes.count, problem: .truncated)
@@ -123,6 +124,11 @@ public struct LegacyInitPacket: Sendable, Equatable {
         deviceRevision = try u16(2)
         applicationVersion = try u32(4)
         let count = Int(try u16(8))
+        // A count whose list alone would run past the file cannot be true: name it rather than a bare truncation.
+        guard 10 + 2 * count <= bytes.count else {
+            throw .invalidInitPacket(
+                file: file, offset: 8, problem: .valueOutOfRange(field: "softdevice_req count", value: UInt64(count)))
+        }
         softdeviceReq = []
         for index in 0..<count { softdeviceReq.append(try u16(10 + 2 * index)) }
         let start = 10 + 2 * count

@@ -1,6 +1,9 @@
 internal import FoundationEssentials
 
-/// The parts of nrfutil's `manifest.json` this module reads; unknown keys are ignored.
+/// The parts of nrfutil's `manifest.json` this module reads.
+///
+/// A key that neither nrfutil nor adafruit-nrfutil writes is an error, not ignored: a part under a misspelt or
+/// renamed key (`app` for `application`) would otherwise be skipped while the other parts are sent.
 ///
 /// Secure packages (nrfutil ≥ 1.0) have only `bin_file` and `dat_file` per image, plus
 /// `info_read_only_metadata {bl_size, sd_size}` for `softdevice_bootloader`. Legacy packages (nrfutil 0.5.x,
@@ -101,7 +104,10 @@ struct Manifest: Decodable {
     /// - Throws: `invalidManifest`.
     init(json bytes: [UInt8], archive: String) throws(DFUPackageError) {
         do {
+            _ = try JSONDecoder().decode(KnownKeys.self, from: Data(bytes))
             self = try JSONDecoder().decode(File.self, from: Data(bytes)).manifest
+        } catch let error as UnknownKey {
+            throw .invalidManifest(archive: archive, problem: .unknownKey(path: error.path, known: error.known))
         } catch let error as DecodingError {
             throw .invalidManifest(archive: archive, problem: Self.problem(error))
         } catch {
@@ -125,4 +131,58 @@ struct Manifest: Decodable {
         @unknown default: return .notJSON
         }
     }
+}
+
+/// A walk over `manifest.json` that refuses any key nrfutil (0.5.x and 6.x) and adafruit-nrfutil never write.
+///
+/// The known keys per level are those of the vendors' manifest classes: the `manifest` wrapper; the four image
+/// keys and `dfu_version`; an image's files, `init_packet_data`, `info_read_only_metadata` (Secure SD+BL) and
+/// `sd_size`/`bl_size` (legacy SD+BL); the `init_packet_data` fields of nrfutil 0.5.x; and the two sizes in
+/// `info_read_only_metadata`. A value of the wrong type is left for the typed decoding to report.
+private struct KnownKeys: Decodable {
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    static let top = ["manifest"]
+    static let manifest = ["application", "bootloader", "dfu_version", "softdevice", "softdevice_bootloader"]
+    static let image = ["bin_file", "bl_size", "dat_file", "info_read_only_metadata", "init_packet_data", "sd_size"]
+    static let initPacketData = [
+        "application_version", "device_revision", "device_type", "ext_packet_id", "firmware_crc16", "firmware_hash",
+        "firmware_length", "init_packet_ecds", "softdevice_req",
+    ]
+    static let sizeMetadata = ["bl_size", "sd_size"]
+
+    init(from decoder: any Decoder) throws {
+        let path = decoder.codingPath.map(\.stringValue)
+        let known: [String]
+        switch path.count {
+        case 0: known = Self.top
+        case 1: known = Self.manifest
+        case 2: known = Self.image
+        default: known = path.last == "init_packet_data" ? Self.initPacketData : Self.sizeMetadata
+        }
+        guard let container = try? decoder.container(keyedBy: Key.self) else { return }
+        for key in container.allKeys {
+            guard known.contains(key.stringValue) else {
+                throw UnknownKey(path: (path + [key.stringValue]).joined(separator: "."), known: known)
+            }
+            let descends =
+                path.count < 2 && key.stringValue != "dfu_version"
+                || path.count == 2 && ["init_packet_data", "info_read_only_metadata"].contains(key.stringValue)
+            // A null is the typed decoding's to judge (an absent part); only objects have keys to check.
+            if descends, (try? container.decodeNil(forKey: key)) != true {
+                _ = try container.decode(KnownKeys.self, forKey: key)
+            }
+        }
+    }
+}
+
+/// Thrown by ``KnownKeys`` for a key outside the known set at its level.
+private struct UnknownKey: Error {
+    var path: String
+    var known: [String]
 }

@@ -37,7 +37,8 @@ struct CentralDirectory {
     /// - Parameters:
     ///   - bytes: The whole archive.
     ///   - archive: Display name for errors.
-    /// - Throws: `notZipArchive`, `truncatedArchive`, `badSignature`, `zip64NotSupported`, `multiDiskNotSupported`.
+    /// - Throws: `notZipArchive`, `truncatedArchive`, `fieldOutOfRange`, `badSignature`, `zip64NotSupported`,
+    ///   `multiDiskNotSupported`.
     init(bytes: [UInt8], archive: String) throws(DFUPackageError) {
         guard let endOffset = Self.endRecordOffset(in: bytes) else { throw .notZipArchive(archive: archive) }
         if endOffset >= 20, bytes.littleEndian(UInt32.self, at: endOffset - 20) == Self.zip64LocatorSignature {
@@ -58,9 +59,25 @@ struct CentralDirectory {
         guard thisDisk == 0, directoryDisk == 0, entriesOnDisk == totalEntries else {
             throw .multiDiskNotSupported(archive: archive)
         }
+        // Both fields are u32, so their sum cannot overflow Int; each must point inside the bytes before the end record.
         let start = Int(directoryOffset)
         let end = start + Int(directorySize)
-        guard end <= endOffset else { throw .truncatedArchive(archive: archive, region: .centralDirectory) }
+        guard start <= endOffset else {
+            throw .fieldOutOfRange(
+                archive: archive, region: .endRecord, field: "central directory offset", value: start,
+                bound: .endRecord(endOffset))
+        }
+        guard end <= endOffset else {
+            throw .fieldOutOfRange(
+                archive: archive, region: .endRecord, field: "central directory size", value: Int(directorySize),
+                bound: .bytesAvailable(endOffset - start))
+        }
+        // Every directory header is at least 46 bytes: a count that cannot fit is refused before any is read.
+        guard Int(totalEntries) * 46 <= end - start else {
+            throw .fieldOutOfRange(
+                archive: archive, region: .endRecord, field: "entry count", value: Int(totalEntries),
+                bound: .entriesFitting((end - start) / 46))
+        }
 
         var records: [Record] = []
         var position = start
@@ -100,7 +117,11 @@ struct CentralDirectory {
         guard field32(0) == headerSignature else { throw .badSignature(archive: archive, region: .centralDirectory) }
         let nameLength = Int(field16(28))
         let next = position + 46 + nameLength + Int(field16(30)) + Int(field16(32))
-        guard next <= end else { throw .truncatedArchive(archive: archive, region: .centralDirectory) }
+        guard next <= end else {
+            throw .fieldOutOfRange(
+                archive: archive, region: .centralDirectory, field: "name, extra and comment lengths",
+                value: next - position - 46, bound: .bytesAvailable(end - position - 46))
+        }
         let compressedSize = field32(20)
         let uncompressedSize = field32(24)
         let localHeaderOffset = field32(42)

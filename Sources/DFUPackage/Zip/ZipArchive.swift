@@ -41,7 +41,7 @@ public struct ZipArchive: Sendable, Equatable {
     ///   - bytes: The archive file's contents.
     ///   - name: The display name for error messages.
     ///   - limits: Caps on declared sizes.
-    /// - Throws: ``DFUPackageError`` zip cases: `notZipArchive`, `truncatedArchive`, `badSignature`,
+    /// - Throws: ``DFUPackageError`` zip cases: `notZipArchive`, `truncatedArchive`, `fieldOutOfRange`, `badSignature`,
     ///   `zip64NotSupported`, `multiDiskNotSupported`, `encryptedEntry`, `unsupportedCompressionMethod`,
     ///   `unsafeEntryName`, `duplicateEntry`, `localNameMismatch`, `dataDescriptorMismatch`, `entryTooLarge`,
     ///   `archiveTooLarge`, `inflatedSizeExceedsDeclared`, `entrySizeMismatch`, `corruptCompressedData`,
@@ -111,6 +111,11 @@ public struct ZipArchive: Sendable, Equatable {
     ) throws(DFUPackageError) -> [UInt8] {
         let entry = record.name
         let headerOffset = record.localHeaderOffset
+        guard headerOffset < directoryStart else {
+            throw .fieldOutOfRange(
+                archive: archive, region: .directoryEntry(entry: entry), field: "local header offset",
+                value: headerOffset, bound: .directoryStart(directoryStart))
+        }
         guard let signature = bytes.littleEndian(UInt32.self, at: headerOffset),
             let nameLength = bytes.littleEndian(UInt16.self, at: headerOffset + 26),
             let extraLength = bytes.littleEndian(UInt16.self, at: headerOffset + 28),
@@ -127,7 +132,9 @@ public struct ZipArchive: Sendable, Equatable {
         let dataStart = headerOffset + 30 + Int(nameLength) + Int(extraLength)
         let dataEnd = dataStart + record.compressedSize
         guard dataEnd <= directoryStart else {
-            throw .truncatedArchive(archive: archive, region: .entryData(entry: entry))
+            throw .fieldOutOfRange(
+                archive: archive, region: .directoryEntry(entry: entry), field: "compressed size",
+                value: record.compressedSize, bound: .bytesAvailable(max(0, directoryStart - dataStart)))
         }
         if record.flags & 0x0008 != 0 {
             try checkDataDescriptor(record, at: dataEnd, in: bytes, directoryStart: directoryStart, archive: archive)
