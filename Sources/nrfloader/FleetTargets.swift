@@ -1,4 +1,3 @@
-import ArgumentParser
 import DFUController
 import FoundationEssentials
 
@@ -17,7 +16,7 @@ struct FleetTargetList {
     /// - Parameters:
     ///   - bytes: The file's contents.
     ///   - file: Its name in messages.
-    /// - Throws: `ValidationError` naming `FILE:LINE` and what is wrong (exit 64).
+    /// - Throws: ``FleetTargetListError`` naming `FILE:LINE` and what is wrong (exit 64).
     init(_ bytes: [UInt8], file: String) throws {
         let text = String(decoding: bytes, as: UTF8.self)
         for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -30,25 +29,25 @@ struct FleetTargetList {
                 do {
                     scanned = try JSONDecoder().decode(ScanLine.self, from: Data(line.utf8))
                 } catch {
-                    throw ValidationError("\(place): not a JSON object with an \"address\" string")
+                    throw FleetTargetListError(description: "\(place): not a JSON object with an \"address\" string")
                 }
                 entry = Entry(address: try Self.address(scanned.address, at: place), name: scanned.name)
             } else {
                 entry = Entry(address: try Self.address(line, at: place), name: nil)
             }
             if entries.contains(where: { $0.address == entry.address }) {
-                throw ValidationError("\(place): \(entry.address) is listed twice")
+                throw FleetTargetListError(description: "\(place): \(entry.address) is listed twice")
             }
             entries.append(entry)
         }
-        if entries.isEmpty { throw ValidationError("\(file): no device addresses") }
+        if entries.isEmpty { throw FleetTargetListError(description: "\(file): no device addresses") }
     }
 
     private static func address(_ text: String, at place: String) throws -> BluetoothAddress {
         do {
             return try BluetoothAddress(parsing: text)
         } catch {
-            throw ValidationError("\(place): \(error)")
+            throw FleetTargetListError(description: "\(place): \(error)")
         }
     }
 
@@ -57,4 +56,9 @@ struct FleetTargetList {
         var address: String
         var name: String?
     }
+}
+
+/// A line of a `--targets-from` file that is not a device: a usage error (exit 64), named `FILE:LINE`.
+struct FleetTargetListError: Error, CustomStringConvertible {
+    var description: String
 }

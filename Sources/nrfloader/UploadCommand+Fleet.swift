@@ -79,6 +79,17 @@ extension UploadCommand {
     }
 
     func runFleet() async throws {
+        do {
+            try await runFleetNow()
+        } catch let error as FleetTargetListError {
+            // A usage error found while running (the list is read after the input): exit 64 as a validation error
+            // would, without ArgumentParser's usage lines.
+            Console.note("Error: \(error)")
+            Glibc.exit(ExitStatus.usage.rawValue)
+        }
+    }
+
+    private func runFleetNow() async throws {
         let kinds = try targets.compactMap(Self.simulatedKind)
         if !kinds.isEmpty {
             try await runSimulatedFleet(kinds)

@@ -114,7 +114,7 @@ private func jsonObjects(_ result: ProcessResult) throws -> [[String: Any]] {
                 "Error: simulated targets (sim...) cannot be mixed"
             ),
             (["--target", "sim", "--target", "sim:bogus"], "Error: unknown simulated target 'sim:bogus'"),
-            (["--name", "Dfu.*"], "Error: --name 'Dfu.*' selects exactly one device; add --all"),
+            (["--name", "Dfu.*", "--parallel", "2"], "Error: --name 'Dfu.*' selects exactly one device; add --all"),
             (["--all"], "Error: --all needs --name REGEX"),
             (["--name", "(", "--all"], "Error: --name '(' is not a valid regular expression"),
             (["--target", "sim", "--target", "sim", "--parallel", "0"], "Error: --parallel must be at least 1"),
