@@ -46,7 +46,9 @@ struct FleetUploadOverBlueZTests {
             let second = try TemporaryDirectory()
             let disconnecting = try TemporaryDirectory()
             let rejecting = try TemporaryDirectory()
-            defer { [good, second, disconnecting, rejecting].forEach { $0.remove() } }
+            defer {
+                for directory in [good, second, disconnecting, rejecting] { directory.remove() }
+            }
             let devices: [(String, TemporaryDirectory, [String])] = [
                 ("hci1", good, []),
                 ("hci2", second, []),
@@ -107,7 +109,9 @@ struct FleetUploadOverBlueZTests {
             try await rig.addAdapter(3, address: "C0:DE:00:00:00:22")
             let first = try TemporaryDirectory()
             let second = try TemporaryDirectory()
-            defer { [first, second].forEach { $0.remove() } }
+            defer {
+                for directory in [first, second] { directory.remove() }
+            }
             _ = try await rig.startSimulate(
                 ["--adapter", "hci1", "--name", "Rack-1", "--save-images", first.path] + Self.secureDevice)
             _ = try await rig.startSimulate(
