@@ -214,11 +214,13 @@ extension UploadCommand {
         let transportOptions = options
         let adapterList = chosen
         let adapterByLane = Dictionary(chosen.map { ($0.interfaceName, $0) }, uniquingKeysWith: { first, _ in first })
+        let scan = try await SharedDiscovery.start(on: chosen)
         let outcomes = await runFleet(firmware, devices: devices) { _, device in
             // One transport per device on the one shared client (and its one D-Bus connection).
             try await BlueZGATTTransport.open(
                 client: client, adapter: adapterByLane[device.lane] ?? adapterList[0], options: transportOptions)
         }
+        await scan.stop()
         try finishFleet(outcomes)
     }
 
@@ -346,5 +348,33 @@ private final class SimulatedTransports: Sendable {
 
     func transport(at index: Int) -> SimulatedTransport? {
         transports.withLock { $0[index] }
+    }
+}
+
+/// One discovery session per adapter that lasts the whole run, held on a D-Bus connection of its own.
+///
+/// Each transport starts discovery when it looks for its device and stops it once found. BlueZ keeps one discovery
+/// session per D-Bus client, and all transports share one client: the first device found would stop the scan the
+/// others still wait on. A session held by another client keeps the adapter scanning until the run ends (BlueZ
+/// scans while any client asks), and its sightings reach every transport as signals.
+private struct SharedDiscovery {
+    let client: BlueZClient
+    let adapters: [AdapterInfo]
+
+    static func start(on adapters: [AdapterInfo]) async throws -> SharedDiscovery {
+        let client = try await BlueZClient.connect()
+        for adapter in adapters {
+            do {
+                try await client.startDiscovery(on: adapter)
+            } catch .inProgress {
+                // Already scanning for this client.
+            }
+        }
+        return SharedDiscovery(client: client, adapters: adapters)
+    }
+
+    func stop() async {
+        for adapter in adapters { try? await client.stopDiscovery(on: adapter) }
+        client.connection.close()
     }
 }
