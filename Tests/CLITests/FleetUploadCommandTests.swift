@@ -154,15 +154,32 @@ private func jsonObjects(_ result: ProcessResult) throws -> [[String: Any]] {
 
     @Test("Ctrl-C stops every device: running ones are told to abort, waiting ones never start, exit 130")
     func interrupt() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let output = directory.file("out.jsonl")
+        // stdout goes to a file (the shell execs nrfloader, so the pid is nrfloader's): the test waits until both
+        // running devices report data progress, then interrupts.
         let child = ProcessRunner().start(
-            TestPaths.nrfloader,
+            "/bin/sh",
             [
-                "upload", "--target", "sim", "--target", "sim", "--target", "sim", "selftest-pca10040", "--sim-speed",
-                "1", "--parallel", "2", "--json",
-            ])
-        usleep(1_200_000)
+                "-c", "exec \"$0\" \"$@\" > \"$OUT\"", TestPaths.nrfloader, "upload", "--target", "sim", "--target",
+                "sim", "--target", "sim", "selftest-pca10040", "--sim-speed", "1", "--parallel", "2", "--json",
+            ], environment: ["OUT": output])
+        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+        var sending: Set<String> = []
+        while sending.count < 2 && ContinuousClock.now < deadline {
+            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+            for line in text.split(separator: "\n") where line.contains(#""phase":"sending firmware""#) {
+                if let range = line.range(of: #""device":"[^"]*""#, options: .regularExpression) {
+                    sending.insert(String(line[range]))
+                }
+            }
+            usleep(20_000)
+        }
+        #expect(sending.count == 2)
         child.send(SIGINT)
-        let result = child.wait()
+        var result = child.wait()
+        result.stdout = try directory.read("out.jsonl")
         #expect(result.status == 130)
         let summary = try #require(try jsonObjects(result).last)
         #expect(summary["event"] as? String == "summary")
