@@ -33,6 +33,7 @@ let package = Package(
                 "DFUSigning",
                 "BlueZTransport",
                 "SimulatedPeripheral",
+                "FleetUpload",
             ],
             swiftSettings: strictSwift6
         ),
@@ -50,6 +51,7 @@ let package = Package(
         .target(name: "DFUPackage", dependencies: ["Checksums", "SystemZlib"], swiftSettings: strictSwift6),
         .target(name: "DFUController", dependencies: ["Checksums"], swiftSettings: strictSwift6),
         .target(name: "DFUTargetAdapter", dependencies: ["DFUController"], swiftSettings: strictSwift6),
+        .target(name: "FleetUpload", dependencies: ["DFUController", "DFUTargetAdapter"], swiftSettings: strictSwift6),
         .target(
             name: "DFUSigning",
             dependencies: ["DFUPackage", .product(name: "Crypto", package: "swift-crypto")],

@@ -20,17 +20,30 @@ struct UploadCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The device: a Bluetooth address (AA:BB:CC:DD:EE:FF), or 'sim[:secure|buttonless|legacy|legacy-v1]'.")
-    var target: String?
+    @Option(
+        name: .customLong("target"),
+        help: ArgumentHelp(
+            "The device: a Bluetooth address (AA:BB:CC:DD:EE:FF), or 'sim[:secure|buttonless|legacy|legacy-v1]'; "
+                + "repeat it to update several devices at once."))
+    var targets: [String] = []
+    var target: String? { targets.first }
 
-    @Option(help: "The device that advertises exactly this name (an error if several do).")
+    @Option(
+        help: ArgumentHelp(
+            "The device that advertises exactly this name (an error if several do); with --all a regular "
+                + "expression, and every device whose name matches is updated."))
     var name: String?
 
     @Argument(help: "A .zip package, .hex, .bin, catalog id, or '-' for standard input.")
     var input: String
 
-    @Option(help: "The Bluetooth adapter, e.g. hci0 (default: the first powered adapter).")
-    var adapter: String?
+    @Option(
+        name: .customLong("adapter"),
+        help: ArgumentHelp(
+            "The Bluetooth adapter, e.g. hci0 (default: the first powered adapter); repeat it to spread several "
+                + "devices over adapters."))
+    var adapters: [String] = []
+    var adapter: String? { adapters.first }
 
     @Flag(help: "Wait for the device to appear, up to --timeout seconds (default 60), instead of 15 s.")
     var wait = false
@@ -43,8 +56,10 @@ struct UploadCommand: AsyncParsableCommand {
     @OptionGroup var simulatorOptions: SimulatorOptions
     @OptionGroup var catalogOptions: CatalogOptions
     @OptionGroup var outputOptions: OutputOptions
+    @OptionGroup(title: "Several devices") var fleetOptions: FleetOptions
 
     func validate() throws {
+        if isFleet { return try validateFleet() }
         switch (target, name) {
         case (nil, nil): throw ValidationError("give the device with --target ADDRESS or --name NAME")
         case (.some, .some): throw ValidationError("--target and --name exclude each other")
@@ -71,6 +86,7 @@ struct UploadCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if isFleet { return try await runFleet() }
         if let kind = try simulatedKind() {
             try await runSimulated(kind)
         } else {
@@ -187,7 +203,7 @@ struct UploadCommand: AsyncParsableCommand {
         if case .failed(let failure) = await upload.value { throw failure }
     }
 
-    private func loadInput(defaultProtocol: FirmwareInput.ProtocolFamily?) throws -> FirmwareInput {
+    func loadInput(defaultProtocol: FirmwareInput.ProtocolFamily?) throws -> FirmwareInput {
         let options = try initPacketOptions.generationOptions(defaultProtocol: defaultProtocol)
         let isFile = input == "-" || FileManager.default.fileExists(atPath: input)
         guard isFile else {

@@ -1,0 +1,64 @@
+import DFUController
+import FoundationEssentials
+
+/// The devices of `--targets-from FILE`: one address per line, or the JSON Lines of `scan --json` (their
+/// `address` and `name`); blank lines and lines starting with `#` are skipped.
+struct FleetTargetList {
+    struct Entry: Equatable {
+        var address: BluetoothAddress
+        var name: String?
+    }
+
+    var entries: [Entry] = []
+
+    /// Parses the text of a targets file.
+    ///
+    /// - Parameters:
+    ///   - bytes: The file's contents.
+    ///   - file: Its name in messages.
+    /// - Throws: ``FleetTargetListError`` naming `FILE:LINE` and what is wrong (exit 64).
+    init(_ bytes: [UInt8], file: String) throws {
+        let text = String(decoding: bytes, as: UTF8.self)
+        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = String(rawLine.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            let place = "\(file):\(number + 1)"
+            let entry: Entry
+            if line.hasPrefix("{") {
+                let scanned: ScanLine
+                do {
+                    scanned = try JSONDecoder().decode(ScanLine.self, from: Data(line.utf8))
+                } catch {
+                    throw FleetTargetListError(description: "\(place): not a JSON object with an \"address\" string")
+                }
+                entry = Entry(address: try Self.address(scanned.address, at: place), name: scanned.name)
+            } else {
+                entry = Entry(address: try Self.address(line, at: place), name: nil)
+            }
+            if entries.contains(where: { $0.address == entry.address }) {
+                throw FleetTargetListError(description: "\(place): \(entry.address) is listed twice")
+            }
+            entries.append(entry)
+        }
+        if entries.isEmpty { throw FleetTargetListError(description: "\(file): no device addresses") }
+    }
+
+    private static func address(_ text: String, at place: String) throws -> BluetoothAddress {
+        do {
+            return try BluetoothAddress(parsing: text)
+        } catch {
+            throw FleetTargetListError(description: "\(place): \(error)")
+        }
+    }
+
+    /// The part of a `scan --json` line the list needs.
+    private struct ScanLine: Decodable {
+        var address: String
+        var name: String?
+    }
+}
+
+/// A line of a `--targets-from` file that is not a device: a usage error (exit 64), named `FILE:LINE`.
+struct FleetTargetListError: Error, CustomStringConvertible {
+    var description: String
+}

@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""Benchmark updating several devices in one run (issue 14): the wall-clock time of one `nrfloader upload` to 1, 2,
+4 and 8 devices, as a ratio to one device measured in the same run. Goal: 4 devices in at most 1.6x one device.
+
+Two settings:
+- `sim`: the in-process simulator with its link model in real time (`--target sim` repeated, `--sim-speed 1`);
+- `rig`: the bluezoo test rig (testrig.md, rung 1) on a private dbus-daemon, one central adapter (hci0) and one
+  `nrfloader simulate --flash instant` per device, each on its own peripheral adapter (fresh for every
+  measurement: a completed DFU leaves the simulated device in its new application).
+
+Each count is measured ROUNDS times and the median is printed.
+
+    scripts/bench-fleet.py NRFLOADER [ROUNDS] [sim|rig|both]
+"""
+import os
+import select
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VENV_PYTHON = os.path.join(ROOT, ".build-rig/venv/bin/python")
+PACKAGE = os.path.join(ROOT, "Tests/Data/packages/nrfutil617-selftest-signed.zip")
+PUBLIC_KEY = os.path.join(ROOT, "Tests/Data/packages/nrfutil-test-key.pub.pem")
+COUNTS = (1, 2, 4, 8)
+BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:path={path}</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+"""
+
+
+def peripheral_address(index):
+    return f"C0:DE:00:00:{index + 1:02X}:02"
+
+
+def wait_for_line(process, needle, limit, what):
+    deadline = time.monotonic() + limit
+    buffer = b""
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([process.stdout], [], [], 0.2)
+        if ready:
+            chunk = os.read(process.stdout.fileno(), 4096)
+            if not chunk:
+                break
+            buffer += chunk
+            if needle.encode() in buffer:
+                return
+    sys.exit(f"bench-fleet: {what} did not report '{needle}' within {limit} s:\n{buffer.decode(errors='replace')}")
+
+
+def stop(process):
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def timed_upload(argv, env=None):
+    started = time.monotonic()
+    result = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
+    elapsed = time.monotonic() - started
+    if result.returncode != 0:
+        sys.exit(f"bench-fleet: {' '.join(argv)} exited {result.returncode}:\n{result.stderr.strip()}")
+    return elapsed
+
+
+def report(setting, medians):
+    one = medians[1]
+    print(f"{setting}: median seconds for the whole run, and the ratio to one device")
+    for count in COUNTS:
+        print(f"  {count} device{'s' if count > 1 else ' '}  {medians[count]:7.2f} s  ratio {medians[count] / one:5.2f}"
+              f"  ({count * one / medians[count]:4.2f} devices' worth of work per single-device time)")
+    verdict = "meets" if medians[4] <= 1.6 * one else "misses"
+    print(f"  4 devices / 1 device = {medians[4] / one:.2f} ({verdict} the goal of <= 1.6)", flush=True)
+
+
+def bench_sim(nrfloader, rounds):
+    medians = {}
+    for count in COUNTS:
+        argv = [nrfloader, "upload", "--sim-speed", "1", "--parallel", "8", "-q", "selftest-pca10040"]
+        argv += ["--target", "sim"] * count
+        times = [timed_upload(argv) for _ in range(rounds)]
+        medians[count] = statistics.median(times)
+        print(f"  sim {count}: {' '.join(f'{t:.2f}' for t in times)}", file=sys.stderr, flush=True)
+    report("in-process simulator (--sim-speed 1, selftest-pca10040, 131804 bytes)", medians)
+
+
+def bench_rig(nrfloader, rounds):
+    if not os.access(VENV_PYTHON, os.X_OK):
+        sys.exit("bench-fleet: the rig is not set up: run Tests/Rig/setup.sh")
+    children = []
+    with tempfile.TemporaryDirectory() as directory:
+        bus_path = os.path.join(directory, "bus")
+        with open(os.path.join(directory, "bus.conf"), "w") as f:
+            f.write(BUS_CONFIG.format(path=bus_path))
+        env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=f"unix:path={bus_path}")
+        daemon = subprocess.Popen(
+            ["dbus-daemon", "--nofork", "--config-file", os.path.join(directory, "bus.conf"), "--print-address=1"],
+            stdout=subprocess.PIPE)
+        children.append(daemon)
+        try:
+            wait_for_line(daemon, "unix:", 10, "dbus-daemon")
+            log = open(os.path.join(directory, "rig.log"), "w")
+            adapters = ["-a", "00:11:22:33:44:01"]
+            for index in range(max(COUNTS)):
+                adapters += ["-a", peripheral_address(index)]
+            zoo = subprocess.Popen(
+                [VENV_PYTHON, os.path.join(ROOT, "Tests/Rig/bluezoo_rig.py"), "--auto-enable", "--scan-interval", "1"]
+                + adapters, env=env, stdout=log, stderr=log)
+            children.append(zoo)
+            for _ in range(100):
+                probe = subprocess.run(
+                    ["dbus-send", "--system", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                     "org.freedesktop.DBus.NameHasOwner", "string:org.bluez"], env=env, capture_output=True, text=True)
+                if "boolean true" in probe.stdout:
+                    break
+                time.sleep(0.1)
+            else:
+                sys.exit("bench-fleet: bluezoo did not start")
+
+            def measure(count):
+                simulators = []
+                try:
+                    for index in range(count):
+                        simulate = subprocess.Popen(
+                            [nrfloader, "simulate", "--adapter", f"hci{index + 1}", "--kind", "secure", "--sd-id",
+                             "0x0101", "--key", PUBLIC_KEY, "--flash", "instant", "--json"],
+                            env=env, stdout=subprocess.PIPE, stderr=log)
+                        simulators.append(simulate)
+                        wait_for_line(simulate, "ready", 20, "nrfloader simulate")
+                    argv = [nrfloader, "upload", "--adapter", "hci0", "--parallel", "8", "-q", PACKAGE]
+                    for index in range(count):
+                        argv += ["--target", peripheral_address(index)]
+                    return timed_upload(argv, env)
+                finally:
+                    for simulate in simulators:
+                        stop(simulate)
+
+            medians = {}
+            for count in COUNTS:
+                times = [measure(count) for _ in range(rounds)]
+                medians[count] = statistics.median(times)
+                print(f"  rig {count}: {' '.join(f'{t:.2f}' for t in times)}", file=sys.stderr, flush=True)
+            report("bluezoo rig, one central adapter (nrfutil617-selftest-signed.zip, 131804 bytes)", medians)
+        finally:
+            for child in reversed(children):
+                stop(child)
+
+
+def main():
+    nrfloader = os.path.abspath(sys.argv[1])
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    which = sys.argv[3] if len(sys.argv) > 3 else "both"
+    if which in ("sim", "both"):
+        bench_sim(nrfloader, rounds)
+    if which in ("rig", "both"):
+        bench_rig(nrfloader, rounds)
+
+
+if __name__ == "__main__":
+    main()
