@@ -27,19 +27,13 @@ struct FleetOptions: ParsableArguments {
             valueName: "n=fault"))
     var simFaultOn: [String] = []
 
-    @Option(
-        help: ArgumentHelp(
-            "Write each simulated device's activated images into DIR/ADDRESS/ (application.bin, …).",
-            valueName: "dir"))
-    var simSaveImages: String?
-
     /// The default of `--parallel`: BlueZ keeps 4 to 8 LE connections per adapter with common controllers; 4 leaves
     /// the controller room for the reconnect of a buttonless jump.
     static let defaultParallel = 4
 
     /// Whether any option asks for several devices.
     var asksForSeveralDevices: Bool {
-        all || targetsFrom != nil || count != nil || parallel != nil || !simFaultOn.isEmpty || simSaveImages != nil
+        all || targetsFrom != nil || count != nil || parallel != nil || !simFaultOn.isEmpty
     }
 
     func validate() throws {

@@ -36,6 +36,14 @@ struct SimulatorOptions: ParsableArguments {
     /// The simulated device for `kind`, set up to accept `input` (its hardware version and SoftDevice).
     func device(_ kind: SimulatedTargetKind, for input: FirmwareInput) throws -> SimulatedDevice {
         let faults = try Self.faultPlan(simFault, seed: simSeed)
+        return SimulatedDevice(configuration: Self.configuration(kind, for: input, faults: faults))
+    }
+
+    /// The configuration of a simulated `kind` set up to accept `input` (its hardware version and SoftDevice, for
+    /// either protocol the input carries), with `faults`.
+    static func configuration(_ kind: SimulatedTargetKind, for input: FirmwareInput, faults: FaultPlan)
+        -> SimulatorConfiguration
+    {
         var requirements = SimulatedRequirements(input.package)
         if let legacy = input.legacyPackage {
             let legacyRequirements = SimulatedRequirements(legacy)
@@ -44,9 +52,7 @@ struct SimulatorOptions: ParsableArguments {
         var secure = SecureBootloaderOptions()
         secure.hardwareVersion = requirements.hardwareVersion ?? 52
         secure.softDeviceFWID = requirements.softDevice
-        return SimulatedDevice(
-            configuration: Self.configuration(
-                kind, secure: secure, legacySoftDevice: requirements.legacySoftDevice, faults: faults))
+        return configuration(kind, secure: secure, legacySoftDevice: requirements.legacySoftDevice, faults: faults)
     }
 
     /// Checks that `--sim-save-images` names a directory, before anything is sent.
@@ -61,14 +67,22 @@ struct SimulatorOptions: ParsableArguments {
         }
     }
 
-    /// Writes what `device` activated to `--sim-save-images`, one file per component (each whole or not at all).
-    func saveActivatedImages(of device: SimulatedDevice) throws {
-        guard let directory = simSaveImages else { return }
+    /// Writes what `device` activated to `--sim-save-images`, one file per component (each whole or not at all);
+    /// with `folder` (one device of a fleet), into that folder of it, created only when the device activated
+    /// something.
+    func saveActivatedImages(of device: SimulatedDevice, folder: String? = nil) throws {
+        guard var directory = simSaveImages else { return }
         let names: [(DFUSimulator.FirmwareType, String)] = [
             (.application, "application"), (.softDevice, "softdevice"), (.bootloader, "bootloader"),
         ]
-        for (type, name) in names {
-            guard let image = device.activatedImage(type) else { continue }
+        let images = names.compactMap { type, name in device.activatedImage(type).map { (name, $0) } }
+        if let folder, !images.isEmpty {
+            directory += "/" + folder
+            if mkdir(directory, 0o755) != 0, errno != EEXIST {
+                throw CLIError.cannotCreateOutput(path: directory, reason: InputFile.describeErrno())
+            }
+        }
+        for (name, image) in images {
             let output = try OutputFile(path: directory + "/" + name + ".bin")
             try output.write(image)
             try output.commit()

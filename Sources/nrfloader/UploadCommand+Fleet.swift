@@ -46,7 +46,7 @@ extension UploadCommand {
                 throw ValidationError("simulated targets of one run must all speak Secure DFU or all legacy DFU")
             }
         } else {
-            if !fleetOptions.simFaultOn.isEmpty || fleetOptions.simSaveImages != nil {
+            if !fleetOptions.simFaultOn.isEmpty || simulatorOptions.simSaveImages != nil {
                 throw ValidationError("--sim-fault-on and --sim-save-images need simulated targets (--target sim...)")
             }
             var seen: Set<BluetoothAddress> = []
@@ -112,18 +112,13 @@ extension UploadCommand {
     private func runSimulatedFleet(_ kinds: [SimulatedTargetKind]) async throws {
         let firmware = try loadInput(defaultProtocol: nil)
         try initPacketOptions.verifySignatures(of: firmware)
-        if let directory = fleetOptions.simSaveImages { try Self.makeDirectory(directory) }
-        let requirements = SimulatedRequirements(firmware.package)
-        var secure = SecureBootloaderOptions()
-        secure.hardwareVersion = requirements.hardwareVersion ?? 52
-        secure.softDeviceFWID = requirements.softDevice
+        if let directory = simulatorOptions.simSaveImages { try Self.makeDirectory(directory) }
         var simulated: [SimulatedDevice] = []
         for (index, kind) in kinds.enumerated() {
             let own = try fleetOptions.simFaultOn.map(FleetOptions.parseFaultOn).filter { $0.device == index + 1 }
             let faults = try SimulatorOptions.faultPlan(
                 simulatorOptions.simFault + own.map(\.fault), seed: simulatorOptions.simSeed)
-            let configuration = SimulatorOptions.configuration(
-                kind, secure: secure, legacySoftDevice: requirements.legacySoftDevice, faults: faults)
+            let configuration = SimulatorOptions.configuration(kind, for: firmware, faults: faults)
             simulated.append(SimulatedDevice.advertising(configuration, at: Self.simulatedAddress(index)))
         }
         var devices: [FleetDevice] = []
@@ -141,11 +136,9 @@ extension UploadCommand {
             transports.store(transport, at: index)
             return transport
         }
-        if let directory = fleetOptions.simSaveImages {
-            for (index, device) in devices.enumerated() {
-                guard let transport = transports.transport(at: index) else { continue }
-                try Self.saveImages(of: transport.device, into: directory + "/" + Self.directoryName(device.address))
-            }
+        for (index, device) in devices.enumerated() {
+            guard let transport = transports.transport(at: index) else { continue }
+            try simulatorOptions.saveActivatedImages(of: transport.device, folder: Self.directoryName(device.address))
         }
         try finishFleet(outcomes)
     }
@@ -158,23 +151,6 @@ extension UploadCommand {
     private static func makeDirectory(_ path: String) throws {
         if mkdir(path, 0o755) != 0, errno != EEXIST {
             throw CLIError.cannotCreateOutput(path: path, reason: InputFile.describeErrno())
-        }
-    }
-
-    /// Writes what the device activated (`application.bin`, `softdevice.bin`, `bootloader.bin`), each through a
-    /// temporary file.
-    private static func saveImages(of device: SimulatedDevice, into directory: String) throws {
-        let images: [(String, [UInt8]?)] = [
-            ("application.bin", device.activatedImage(.application)),
-            ("softdevice.bin", device.activatedImage(.softDevice)),
-            ("bootloader.bin", device.activatedImage(.bootloader)),
-        ]
-        guard images.contains(where: { $0.1 != nil }) else { return }
-        try makeDirectory(directory)
-        for case (let name, let image?) in images {
-            let output = try OutputFile(path: directory + "/" + name)
-            try output.write(image)
-            try output.commit()
         }
     }
 

@@ -96,7 +96,7 @@ private func jsonObjects(_ result: ProcessResult) throws -> [[String: Any]] {
     func severity() throws {
         let result = nrfloader([
             "upload", "--target", "sim", "--target", "sim", "--target", "sim", "selftest-pca10040", "--sim-speed",
-            "0", "--timeout", "2", "--sim-fault-on", "1=drop-notification@3", "--sim-fault-on", "3=respond@04:0B:05",
+            "0", "--timeout", "2", "--sim-fault-on", "1=drop-notification~1", "--sim-fault-on", "3=respond@04:0B:05",
             "--json",
         ])
         #expect(result.status == 76)
