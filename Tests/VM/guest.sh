@@ -11,7 +11,9 @@ set -u
 W=/tmp/vmwork
 # shellcheck source=/dev/null
 . "$W/config"
-NRF=$W/nrfloader
+# The binary runs from the guest's tmpfs: read once over 9p, not page by page at every start.
+NRF=/tmp/nrfloader
+cp "$W/nrfloader" "$NRF"
 DATA=$W/data
 LOGS=$W/logs
 RESULTS=$W/results.tsv
@@ -77,16 +79,16 @@ start_sim() {
 	"$NRF" simulate --adapter "$adapter" --save-images "$DIR/images" --exit-after "$exits" "$@" \
 		>"$SIM_OUT" 2>"$DIR/sim.err" &
 	SIM_PID=$!
-	if ! wait_for 60 grep -q '^ready' "$SIM_OUT"; then
-		DETAIL="simulate on $adapter not ready after 60 s"
+	if ! wait_for 180 grep -q '^ready' "$SIM_OUT"; then
+		DETAIL="simulate on $adapter not ready after 180 s"
 		return 1
 	fi
 }
 
-# stop_sim: waits up to 30 s for `simulate` to exit by itself (--exit-after), then interrupts it.
+# stop_sim SECONDS: waits that long for `simulate` to exit by itself (--exit-after), then interrupts it.
 stop_sim() {
 	[ -n "$SIM_PID" ] || return 0
-	if ! wait_for 30 eval '! kill -0 "$SIM_PID" 2>/dev/null'; then
+	if ! wait_for "${1:-30}" eval '! kill -0 "$SIM_PID" 2>/dev/null'; then
 		kill -INT "$SIM_PID" 2>/dev/null
 		wait_for 10 eval '! kill -0 "$SIM_PID" 2>/dev/null' || kill -KILL "$SIM_PID" 2>/dev/null
 	fi
@@ -204,7 +206,7 @@ scenario_soak_secure() { scenario_secure; }
 
 # rate FILE: bytes per second of a stamped `upload --json` output, from its first progress event to its result.
 rate() {
-	awk -v bytes="$2" '/"event":"progress"/ && !first { first = $1 } /"event":"result"/ { last = $1 }
+	awk -v bytes="$2" '/"event":"progress"/ && !/"phase":"connecting"/ && !first { first = $1 } /"event":"result"/ { last = $1 }
 		END { if (first && last > first) printf "%d", bytes / (last - first) }' "$1"
 }
 
@@ -256,8 +258,13 @@ run() {
 	BTD_FROM=$(($(wc -l <"$LOGS/bluetoothd.log") + 1))
 	MON_FROM=$(($( (cat "$LOGS/btmon.log" 2>/dev/null || true) | wc -l) + 1))
 	started=$EPOCHREALTIME
-	if "scenario_${name//-/_}"; then verdict=pass; else verdict=fail; fi
-	stop_sim
+	if "scenario_${name//-/_}"; then
+		verdict=pass
+		stop_sim 30
+	else
+		verdict=fail
+		stop_sim 0
+	fi
 	seconds=$(awk -v a="$started" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 	if ! kill -0 "$BLUETOOTHD" 2>/dev/null; then
 		verdict=fail
