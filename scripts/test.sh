@@ -18,3 +18,6 @@ swift test
 
 echo "== fault campaign (a 100-run slice of scripts/fault-campaign.py)" >&2
 python3 scripts/fault-campaign.py --runs 100 --require-recovery 0.95
+
+echo "== real-bluetoothd tier (scripts/vm-tier.sh: qemu VM, bluetoothd 5.66, btvirt; two rounds)" >&2
+bash scripts/vm-tier.sh --binary .build/debug/nrfloader --rounds 2

@@ -213,23 +213,36 @@ rate() {
 # The same image through nrfloader and through the bare central (both --prn 0), against `simulate
 # --flash instant`, so the ratio is the transports' and not the simulated flash's.
 scenario_throughput() {
-	local bytes ours bare
+	local bytes ours= bare ours_ok=0 failure=
 	bytes=$(wc -c <"$SELFTEST_BIN")
-	start_sim hci1 1 "${SD[@]}" --flash instant && upload upload --prn 0 --target "$HCI1" "$SELFTEST_ZIP" &&
-		wait_for 30 activations 1 && same "$SELFTEST_BIN" application.bin || return 1
-	ours=$(rate "$DIR/upload.out" "$bytes")
-	stop_sim
-	rm -rf "$DIR/images"
+	if start_sim hci1 1 "${SD[@]}" --flash instant && upload upload --prn 0 --target "$HCI1" "$SELFTEST_ZIP" &&
+		wait_for 30 activations 1 && same "$SELFTEST_BIN" application.bin; then
+		ours=$(rate "$DIR/upload.out" "$bytes")
+		ours_ok=1
+		stop_sim 30
+	else
+		failure="nrfloader: $DETAIL"
+		stop_sim 0
+	fi
+	mv "$DIR/images" "$DIR/images-nrfloader" 2>/dev/null
+	DETAIL=
 	start_sim hci1 1 "${SD[@]}" --flash instant || return 1
 	if ! timeout -s INT 300 /usr/bin/python3 "$W/bare-central.py" --adapter hci0 --target "$HCI1" --prn 0 \
-		--dat "$DATA/nrfutil617-selftest-signed/selftest-pca10040.dat" --bin "$SELFTEST_BIN" >"$DIR/bare.out" 2>"$DIR/bare.err"; then
-		DETAIL="bare central failed: $(tail -n 1 "$DIR/bare.err")"
+		--dat "$DATA/nrfutil617-selftest-signed/selftest-pca10040.dat" --bin "$SELFTEST_BIN" \
+		>"$DIR/bare.out" 2>"$DIR/bare.err"; then
+		DETAIL="${failure:+$failure; }bare central failed: $(tail -n 1 "$DIR/bare.err")"
 		return 1
 	fi
 	wait_for 30 activations 1 && same "$SELFTEST_BIN" application.bin || return 1
 	bare=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["bytes_per_second"])' <"$DIR/bare.out")
-	DETAIL=$(awk -v a="$ours" -v b="$bare" 'BEGIN { printf "nrfloader %d B/s, bare central %d B/s, ratio %.2f", a, b, a / b }')
+	if [ "$ours_ok" = 1 ]; then
+		DETAIL=$(awk -v a="$ours" -v b="$bare" \
+			'BEGIN { printf "nrfloader %d B/s, bare central %d B/s, ratio %.2f", a, b, a / b }')
+	else
+		DETAIL="$failure; bare central $bare B/s, no ratio"
+	fi
 	echo "$DETAIL" >"$W/throughput.txt"
+	[ "$ours_ok" = 1 ]
 }
 
 # print_logs: the end of both sides' logs and of bluetoothd's since the scenario started.
