@@ -10,6 +10,7 @@
 #   --soak N        then N secure uploads in a row, printed as successes/N
 #   --bench         then nrfloader's upload throughput over a bare Python central's on the same target
 #   --btmon         also run btmon in the VM and print its log of a failed scenario
+#   --work NAME     the run's directory under .build-vm/ (default work), so two runs can share the cache
 # Prints the tier, one line per scenario (pass/fail, seconds) and "N passed, N failed"; exits non-zero if
 # any scenario failed or the VM could not boot. Kernel, initramfs and logs live under .build-vm/.
 set -euo pipefail
@@ -21,6 +22,7 @@ ROUNDS=1
 SOAK=0
 BENCH=0
 BTMON=0
+WORK_NAME=work
 ALL="secure secure-no-acquire secure-catalog sd-bl-app legacy legacy-catalog buttonless two-sessions"
 ALL="$ALL scan-then-upload name"
 SCENARIOS=$ALL
@@ -31,6 +33,7 @@ while [ $# -gt 0 ]; do
 	--soak) SOAK=$2; shift 2 ;;
 	--bench) BENCH=1; shift ;;
 	--btmon) BTMON=1; shift ;;
+	--work) WORK_NAME=$2; shift 2 ;;
 	--scenarios) SCENARIOS=$2; shift 2 ;;
 	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "vm-tier: unknown option $1 (see --help)" >&2; exit 64 ;;
@@ -39,6 +42,7 @@ done
 for value in "$ROUNDS" "$SOAK"; do
 	[[ $value =~ ^[0-9]+$ ]] || { echo "vm-tier: --rounds and --soak take a whole number, not '$value'" >&2; exit 64; }
 done
+[[ $WORK_NAME =~ ^[A-Za-z0-9_-]+$ ]] || { echo "vm-tier: --work takes a plain name, not '$WORK_NAME'" >&2; exit 64; }
 for name in $SCENARIOS; do
 	[[ " $ALL " == *" $name "* ]] || { echo "vm-tier: unknown scenario '$name' (known: $ALL)" >&2; exit 64; }
 done
@@ -96,7 +100,8 @@ MODULES_DIR=$CACHE/kernel/lib/modules/$release
 # --- the initramfs: static busybox, the modules in load order, Tests/VM/init
 MODULES="virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci netfs fscache 9pnet
 9pnet_virtio 9p ecc ecdh_generic rfkill crc16 bluetooth hci_vhci af_alg algif_hash algif_skcipher cmac ecb"
-staging=$CACHE/initramfs
+WORK=$CACHE/$WORK_NAME
+staging=$WORK.initramfs
 rm -rf "$staging"
 mkdir -p "$staging/bin" "$staging/modules"
 cp "$(command -v busybox)" "$staging/bin/busybox"
@@ -112,10 +117,9 @@ for module in $MODULES; do
 	esac
 	echo "$module" >>"$staging/modules.list"
 done
-(cd "$staging" && find . | cpio -o -H newc --quiet | gzip -1) >"$CACHE/initramfs.cpio.gz"
+(cd "$staging" && find . | cpio -o -H newc --quiet | gzip -1) >"$WORK.cpio.gz"
 
 # --- the work share: the binary, the guest's files, the inputs and their images
-WORK=$CACHE/work
 rm -rf "$WORK"
 mkdir -p "$WORK/data/firmware"
 cp "$BINARY" "$WORK/nrfloader"
@@ -143,16 +147,16 @@ say "tier: real bluetoothd (qemu TCG, Debian kernel $release, $(/usr/libexec/blu
 started=$SECONDS
 set +e
 timeout "$budget" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m 2048 -smp 2 -nographic -no-reboot \
-	-kernel "$vmlinuz" -initrd "$CACHE/initramfs.cpio.gz" -append "console=ttyS0 panic=-1 quiet" \
+	-kernel "$vmlinuz" -initrd "$WORK.cpio.gz" -append "console=ttyS0 panic=-1 quiet" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs "local,path=$WORK,mount_tag=work,security_model=none,multidevs=remap" \
-	</dev/null 2>&1 | tee "$CACHE/console.log" | sed -u 's/^/  vm| /' >&2
+	</dev/null 2>&1 | tee "$WORK.console.log" | sed -u 's/^/  vm| /' >&2
 qemu_status=${PIPESTATUS[0]}
 set -e
 say "VM ran $((SECONDS - started)) s (qemu exit $qemu_status)"
 
 # --- verdicts
-[ -f "$WORK/results.tsv" ] || fail "the VM did not boot or did not start the guest (console: .build-vm/console.log)"
+[ -f "$WORK/results.tsv" ] || fail "the VM did not boot or did not start the guest (console: $WORK.console.log)"
 passed=0
 failed=0
 echo "tier: real bluetoothd 5.66 in a qemu VM (btvirt controllers)"
