@@ -141,7 +141,7 @@ SCENARIOS="$SCENARIOS"
 EOF
 
 # --- boot; the guest powers off when done, the timeout is for a hung VM
-budget=$((240 + ROUNDS * 1200 + SOAK * 120 + BENCH * 600))
+budget=$((300 + ROUNDS * 900 + SOAK * 150 + BENCH * 600))
 say "tier: real bluetoothd (qemu TCG, Debian kernel $release, $(/usr/libexec/bluetooth/bluetoothd -v 2>/dev/null ||
 	echo '?') bluetoothd), binary $BINARY, rounds $ROUNDS, soak $SOAK, bench $BENCH"
 started=$SECONDS

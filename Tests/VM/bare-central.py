@@ -10,6 +10,7 @@ Nothing else: no retries, no resume. It prints one JSON object: bytes, seconds (
 Execute response), bytes_per_second. Exit 1 with a message on stderr on any failure.
 
 Usage: bare-central.py --adapter hci0 --target ADDRESS --dat FILE --bin FILE [--prn N] [--timeout S]
+       [--packet-size N (default 244, at most the MTU AcquireWrite reports less 3)]
 """
 
 import argparse
@@ -89,7 +90,7 @@ def characteristic(bus, device_path, uuid):
 
 
 class Session:
-    def __init__(self, bus, device_path, prn, timeout):
+    def __init__(self, bus, device_path, prn, timeout, packet_size):
         self.timeout = timeout
         self.prn = prn
         control = characteristic(bus, device_path, CONTROL_POINT)
@@ -101,7 +102,9 @@ class Session:
             dbus.Dictionary({}, signature="sv")
         )
         self.write_fd = write_fd.take()
-        self.chunk = int(mtu) - 3
+        # Nordic's Secure DFU bootloaders negotiate at most a 247-byte ATT MTU (244-byte packets), whatever
+        # the link allows; `simulate` enforces that too.
+        self.chunk = min(int(mtu) - 3, packet_size)
 
     def notification(self):
         ready, _, _ = select.select([self.notify_fd], [], [], self.timeout)
@@ -173,6 +176,7 @@ def main():
     parser.add_argument("--bin", required=True)
     parser.add_argument("--prn", type=int, default=12)
     parser.add_argument("--timeout", type=float, default=20)
+    parser.add_argument("--packet-size", type=int, default=244)
     arguments = parser.parse_args()
     with open(arguments.dat, "rb") as file:
         init_packet = file.read()
@@ -182,7 +186,7 @@ def main():
     adapter_path = "/org/bluez/" + arguments.adapter
     try:
         device_path = connect(bus, adapter_path, arguments.target.upper(), time.monotonic() + 90)
-        session = Session(bus, device_path, arguments.prn, arguments.timeout)
+        session = Session(bus, device_path, arguments.prn, arguments.timeout, arguments.packet_size)
         seconds = session.update(init_packet, image)
         try:
             dbus.Interface(bus.get_object(BLUEZ, device_path), "org.bluez.Device1").Disconnect()
