@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The real-bluetoothd tier: boots a qemu VM (TCG) with Debian's 6.1 kernel, a busybox initramfs and the
 # host's own userland over 9p, and runs nrfloader against `nrfloader simulate` on btvirt's virtual
-# controllers through a real bluetoothd 5.66 (Tests/VM/guest.sh). See README.md, "Real-bluetoothd tier".
+# controllers through a real bluetoothd 5.66 (Tests/VM/guest.sh). See README.md, Development.
 #
 # Usage: scripts/vm-tier.sh [--binary PATH] [--rounds K] [--soak N] [--bench] [--btmon]
 #                           [--scenarios "a b c"]
@@ -13,6 +13,8 @@
 #   --work NAME     the run's directory under .build-vm/ (default work), so two runs can share the cache
 # Prints the tier, one line per scenario (pass/fail, seconds) and "N passed, N failed"; exits non-zero if
 # any scenario failed or the VM could not boot. Kernel, initramfs and logs live under .build-vm/.
+# The whole script is one compound command, parsed before it runs: editing the file during a run is safe.
+{
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -35,7 +37,7 @@ while [ $# -gt 0 ]; do
 	--btmon) BTMON=1; shift ;;
 	--work) WORK_NAME=$2; shift 2 ;;
 	--scenarios) SCENARIOS=$2; shift 2 ;;
-	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,/^# The whole script/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "vm-tier: unknown option $1 (see --help)" >&2; exit 64 ;;
 	esac
 done
@@ -178,3 +180,5 @@ if [ "$guest_status" != 0 ] || [ $((passed + failed)) -lt "$expected" ]; then
 fi
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
+exit
+}

@@ -5,7 +5,7 @@
 # nrfloader: `upload` on hci0 against `simulate` on hci1 (00:AA:01:01:00:01). Nothing sits at address + 1:
 # hci_vhci refuses Set Public Address (mgmt status 0x0c) and bluetoothd 5.66 shows an adapter's public
 # address even when a static one is set, so `simulate` cannot find an adapter at + 1 and a buttonless
-# bootloader stays at the application's address (README, "Real-bluetoothd tier"). Writes one line per scenario to $W/results.tsv:
+# bootloader stays at the application's address (README.md, Development). Writes one line per scenario to $W/results.tsv:
 # "pass|fail<TAB>round<TAB>name<TAB>seconds<TAB>detail"; prints the logs of a failed scenario.
 set -u
 W=/tmp/vmwork
@@ -211,9 +211,12 @@ scenario_name() {
 
 scenario_soak_secure() { scenario_secure; }
 
-# rate FILE: bytes per second of a stamped `upload --json` output, from its first progress event to its result.
+# rate FILE BYTES: bytes per second of a stamped `upload --json` output, from its first progress event after
+# connecting to the device's confirmation of the last part (the bare central's span: first request to last
+# Execute response).
 rate() {
-	awk -v bytes="$2" '/"event":"progress"/ && !/"phase":"connecting"/ && !first { first = $1 } /"event":"result"/ { last = $1 }
+	awk -v bytes="$2" '/"event":"progress"/ && !/"phase":"connecting"/ && !first { first = $1 }
+		/confirmed: [0-9]+ bytes/ { last = $1 }
 		END { if (first && last > first) printf "%d", bytes / (last - first) }' "$1"
 }
 
