@@ -163,8 +163,9 @@ scenario_secure_catalog() {
 }
 
 scenario_sd_bl_app() {
-	start_sim hci1 2 "${SD[@]}" --key "$DATA/nrfutil-test-key.pub.pem" &&
-		upload upload --target "$HCI1" "$SD_BL_APP.zip" && wait_for 30 activations 2 &&
+	# simulate reports the SoftDevice+bootloader part as two activations, then the application's.
+	start_sim hci1 3 "${SD[@]}" --key "$DATA/nrfutil-test-key.pub.pem" &&
+		upload upload --target "$HCI1" "$SD_BL_APP.zip" && wait_for 30 activations 3 &&
 		same "$SD_BL_APP/sd_bl.bin" softdevice.bin bootloader.bin &&
 		same "$SD_BL_APP/blinky-pca10040.bin" application.bin
 }
