@@ -24,3 +24,8 @@ bash scripts/fuzz.sh replay
 
 echo "== mutation campaign slice" >&2
 python3 scripts/mutation-campaign.py --seed 1 --packages 150 --catalogs 16
+
+# One round of every scenario: about 12 minutes on a 2-core machine shared with other builds (VM boot
+# about 40 s, a scenario 25-90 s under TCG). `bash scripts/vm-tier.sh --rounds 2` runs them twice in a row.
+echo "== real-bluetoothd tier (scripts/vm-tier.sh: qemu VM, bluetoothd 5.66, btvirt; one round)" >&2
+bash scripts/vm-tier.sh --binary .build/debug/nrfloader --rounds 1

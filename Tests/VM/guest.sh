@@ -1,0 +1,327 @@
+#!/bin/bash
+# Guest side of the real-bluetoothd tier (scripts/vm-tier.sh copies it into the VM's work share and
+# Tests/VM/init runs it chrooted into the host userland). Starts a system dbus-daemon, btvirt with two
+# linked controllers and bluetoothd 5.66, then runs the scenarios of $W/config with the copied
+# nrfloader: `upload` on hci0 against `simulate` on hci1 (00:AA:01:01:00:01). Nothing sits at address + 1:
+# hci_vhci refuses Set Public Address (mgmt status 0x0c) and bluetoothd 5.66 shows an adapter's public
+# address even when a static one is set, so `simulate` cannot find an adapter at + 1 and a buttonless
+# bootloader stays at the application's address (README.md, Development). Writes one line per scenario to $W/results.tsv:
+# "pass|fail<TAB>round<TAB>name<TAB>seconds<TAB>detail"; prints the logs of a failed scenario.
+set -u
+W=/tmp/vmwork
+# shellcheck source=/dev/null
+. "$W/config"
+# The binary runs from the guest's tmpfs: read once over 9p, not page by page at every start.
+NRF=/tmp/nrfloader
+cp "$W/nrfloader" "$NRF"
+DATA=$W/data
+LOGS=$W/logs
+RESULTS=$W/results.tsv
+mkdir -p "$LOGS"
+: >"$RESULTS"
+export NO_COLOR=1
+
+note() { echo "vm-tier[guest $(cut -d' ' -f1 /proc/uptime)s]: $*"; }
+
+# wait_for SECONDS COMMAND...: runs COMMAND until it succeeds; fails once SECONDS have passed.
+wait_for() {
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		((SECONDS < deadline)) || return 1
+		sleep 0.2
+	done
+}
+
+setup_failed() {
+	note "setup failed: $*"
+	echo "fail	0	setup	0	$*" >>"$RESULTS"
+	for f in "$LOGS"/btvirt.log "$LOGS"/bluetoothd.log; do
+		[ -f "$f" ] && { echo "--- tail of $f"; tail -n 40 "$f"; }
+	done
+	exit 1
+}
+
+powered() { btmgmt --index "$1" info 2>/dev/null | grep -q 'current settings: powered'; }
+controller_address() { btmgmt --index "$1" info 2>/dev/null | awk '/addr /{print $2; exit}'; }
+
+# --- the stack
+mkdir -p /run/dbus /var/lib/bluetooth
+dbus-daemon --system --fork --nopidfile || setup_failed "dbus-daemon --system did not start"
+btvirt -l2 >"$LOGS/btvirt.log" 2>&1 &
+wait_for 30 test -e /sys/class/bluetooth/hci1 || setup_failed "btvirt -l2 gave no hci1"
+HCI0=$(controller_address 0)
+HCI1=$(controller_address 1)
+if [ "${BTMON:-0}" = 1 ]; then
+	btmon -T >"$LOGS/btmon.log" 2>&1 &
+fi
+# start_bluetoothd: starts bluetoothd (appending to its log) and waits until both adapters are powered.
+start_bluetoothd() {
+	/usr/libexec/bluetooth/bluetoothd -n -d -f "$W/main.conf" >>"$LOGS/bluetoothd.log" 2>&1 &
+	BLUETOOTHD=$!
+	local index
+	for index in 0 1; do
+		wait_for 60 powered "$index" || return 1
+	done
+	kill -0 "$BLUETOOTHD" 2>/dev/null
+}
+start_bluetoothd || setup_failed "bluetoothd did not start, or did not power hci0 and hci1 within 60 s"
+note "ready: bluetoothd $(/usr/libexec/bluetooth/bluetoothd -v), hci0 $HCI0, hci1 $HCI1"
+note "nrfloader: $("$NRF" --version 2>&1)"
+
+# --- one scenario's processes
+SIM_PID=
+SIM_OUT=
+DIR=
+DETAIL=
+
+# start_sim ADAPTER EXIT_AFTER ARGS...: starts `simulate` and waits for its ready line.
+start_sim() {
+	local adapter=$1 exits=$2
+	shift 2
+	SIM_OUT=$DIR/sim.out
+	mkdir -p "$DIR/images"
+	"$NRF" simulate --adapter "$adapter" --save-images "$DIR/images" --exit-after "$exits" "$@" \
+		>"$SIM_OUT" 2>"$DIR/sim.err" &
+	SIM_PID=$!
+	if ! wait_for 180 grep -q '^ready' "$SIM_OUT"; then
+		DETAIL="simulate on $adapter not ready after 180 s"
+		return 1
+	fi
+}
+
+# stop_sim SECONDS: waits that long for `simulate` to exit by itself (--exit-after), then interrupts it.
+stop_sim() {
+	[ -n "$SIM_PID" ] || return 0
+	if ! wait_for "${1:-30}" eval '! kill -0 "$SIM_PID" 2>/dev/null'; then
+		kill -INT "$SIM_PID" 2>/dev/null
+		wait_for 10 eval '! kill -0 "$SIM_PID" 2>/dev/null' || kill -KILL "$SIM_PID" 2>/dev/null
+	fi
+	wait "$SIM_PID" 2>/dev/null
+	SIM_PID=
+}
+
+# activations N: true once `simulate` reported N activations.
+activations() { [ "$(grep -c '^activated' "$SIM_OUT" 2>/dev/null)" -ge "$1" ]; }
+
+# upload NAME ARGS...: `nrfloader upload --adapter hci0 --json ARGS`, stdout lines stamped with the time.
+upload() {
+	local name=$1
+	shift
+	local status
+	echo "\$ nrfloader upload --adapter hci0 --json $*" >"$DIR/$name.cmd"
+	timeout -s INT 240 "$NRF" upload --adapter hci0 --json "$@" 2>"$DIR/$name.err" |
+		while IFS= read -r line; do printf '%s %s\n' "$EPOCHREALTIME" "$line"; done >"$DIR/$name.out"
+	status=${PIPESTATUS[0]}
+	if [ "$status" != 0 ]; then
+		DETAIL="upload exited $status: $(tail -n 1 "$DIR/$name.err")"
+		return 1
+	fi
+}
+
+# same EXPECTED SAVED...: the concatenation of the SAVED images equals EXPECTED byte for byte.
+same() {
+	local expected=$1
+	shift
+	local saved
+	for saved in "$@"; do
+		[ -f "$DIR/images/$saved" ] || {
+			DETAIL="simulate saved no $saved"
+			return 1
+		}
+	done
+	if ! (cd "$DIR/images" && cat "$@") | cmp -s - "$expected"; then
+		DETAIL="saved $* differs from $(basename "$expected")"
+		return 1
+	fi
+}
+
+# --- the scenarios; each returns 0 only when every image the device activated is the input's. The
+# 129 KiB self-test image where the transfer itself is tested, the 604-byte blinky where finding and
+# connecting are (TCG makes every transferred kilobyte slow).
+# The packages' SoftDevice requirement (0x0101, S132 7.2.0); `simulate` defaults to 0xA8 for Secure.
+SD=(--sd-id 0x0101)
+SELFTEST_ZIP=$DATA/nrfutil617-selftest-signed.zip
+SELFTEST_BIN=$DATA/nrfutil617-selftest-signed/selftest-pca10040.bin
+BLINKY_ZIP=$DATA/nrfutil617-blinky-signed.zip
+BLINKY_BIN=$DATA/nrfutil617-blinky-signed/blinky-pca10040.bin
+SD_BL_APP=$DATA/nrfutil617-sd-bl-app-signed
+
+scenario_secure() {
+	start_sim hci1 1 "${SD[@]}" && upload upload --target "$HCI1" "$SELFTEST_ZIP" && wait_for 30 activations 1 &&
+		same "$SELFTEST_BIN" application.bin
+}
+
+scenario_secure_no_acquire() {
+	start_sim hci1 1 "${SD[@]}" --no-acquire && upload upload --no-acquire --target "$HCI1" "$SELFTEST_ZIP" &&
+		wait_for 30 activations 1 && same "$SELFTEST_BIN" application.bin
+}
+
+scenario_secure_catalog() {
+	start_sim hci1 1 && upload upload --target "$HCI1" selftest-pca10040 && wait_for 30 activations 1 &&
+		same "$DATA/firmware/selftest-pca10040.bin" application.bin
+}
+
+scenario_sd_bl_app() {
+	# simulate reports the SoftDevice+bootloader part as two activations, then the application's.
+	start_sim hci1 3 "${SD[@]}" --key "$DATA/nrfutil-test-key.pub.pem" &&
+		upload upload --target "$HCI1" "$SD_BL_APP.zip" && wait_for 30 activations 3 &&
+		same "$SD_BL_APP/sd_bl.bin" softdevice.bin bootloader.bin &&
+		same "$SD_BL_APP/blinky-pca10040.bin" application.bin
+}
+
+scenario_legacy() {
+	start_sim hci1 1 --kind legacy --sd-id 0x0101 &&
+		upload upload --target "$HCI1" "$DATA/adafruit-blinky-dfu05.zip" && wait_for 30 activations 1 &&
+		same "$DATA/adafruit-blinky-dfu05/blinky-pca10040.bin" application.bin
+}
+
+scenario_legacy_catalog() {
+	start_sim hci1 1 --kind legacy && upload upload --dfu legacy --target "$HCI1" blinky-pca10028 &&
+		wait_for 30 activations 1 && same "$DATA/firmware/blinky-pca10028.bin" application.bin
+}
+
+scenario_buttonless() {
+	start_sim hci1 1 "${SD[@]}" --kind buttonless && upload upload --target "$HCI1" "$BLINKY_ZIP" &&
+		wait_for 30 activations 1 && same "$BLINKY_BIN" application.bin
+}
+
+scenario_two_sessions() {
+	start_sim hci1 2 "${SD[@]}" && upload first --target "$HCI1" "$BLINKY_ZIP" && wait_for 30 activations 1 &&
+		same "$BLINKY_BIN" application.bin &&
+		upload second --target "$HCI1" "$SELFTEST_ZIP" && wait_for 30 activations 2 &&
+		same "$SELFTEST_BIN" application.bin
+}
+
+scenario_scan_then_upload() {
+	start_sim hci1 1 "${SD[@]}" || return 1
+	timeout -s INT 120 "$NRF" scan --adapter hci0 --timeout 20 >"$DIR/scan.out" 2>"$DIR/scan.err"
+	local status=$?
+	if [ "$status" != 0 ] || ! grep -q "$HCI1" "$DIR/scan.out"; then
+		DETAIL="scan exited $status and listed $(grep -c . "$DIR/scan.out") lines, $HCI1 not among them"
+		return 1
+	fi
+	upload upload --target "$HCI1" "$BLINKY_ZIP" && wait_for 30 activations 1 &&
+		same "$BLINKY_BIN" application.bin
+}
+
+scenario_name() {
+	start_sim hci1 1 "${SD[@]}" --name VmTarg1 && upload upload --name VmTarg1 "$BLINKY_ZIP" &&
+		wait_for 30 activations 1 && same "$BLINKY_BIN" application.bin
+}
+
+scenario_soak_secure() { scenario_secure; }
+
+# rate FILE BYTES: bytes per second of a stamped `upload --json` output, from its first progress event after
+# connecting to the device's confirmation of the last part (the bare central's span: first request to last
+# Execute response).
+rate() {
+	awk -v bytes="$2" '/"event":"progress"/ && !/"phase":"connecting"/ && !first { first = $1 }
+		/confirmed: [0-9]+ bytes/ { last = $1 }
+		END { if (first && last > first) printf "%d", bytes / (last - first) }' "$1"
+}
+
+# The same image through nrfloader and through the bare central (both --prn 0), against `simulate
+# --flash instant --no-acquire`, so the ratio is the transports' and not the simulated flash's. Without
+# --no-acquire, bluetoothd 5.66 hands the first write-without-response to the server's AcquireWrite
+# socket from a pointer into a freed ATT buffer (src/gatt-database.c, pending_write_new): stale bytes,
+# and here a segfault.
+scenario_throughput() {
+	local bytes ours= bare ours_ok=0 failure=
+	bytes=$(wc -c <"$SELFTEST_BIN")
+	# The transfer rate is measured, not the connection: up to three runs until one connects.
+	local attempt
+	for attempt in 1 2 3; do
+		if start_sim hci1 1 "${SD[@]}" --flash instant --no-acquire &&
+			upload "upload$attempt" --prn 0 --target "$HCI1" "$SELFTEST_ZIP" &&
+			wait_for 30 activations 1 && same "$SELFTEST_BIN" application.bin; then
+			ours=$(rate "$DIR/upload$attempt.out" "$bytes")
+			ours_ok=1
+			stop_sim 30
+			break
+		fi
+		failure="nrfloader (run $attempt of 3): $DETAIL"
+		stop_sim 0
+		rm -rf "$DIR/images"
+	done
+	mv "$DIR/images" "$DIR/images-nrfloader" 2>/dev/null
+	DETAIL=
+	start_sim hci1 1 "${SD[@]}" --flash instant --no-acquire || return 1
+	if ! timeout -s INT 300 /usr/bin/python3 "$W/bare-central.py" --adapter hci0 --target "$HCI1" --prn 0 \
+		--dat "$DATA/nrfutil617-selftest-signed/selftest-pca10040.dat" --bin "$SELFTEST_BIN" \
+		>"$DIR/bare.out" 2>"$DIR/bare.err"; then
+		DETAIL="${failure:+$failure; }bare central failed: $(tail -n 1 "$DIR/bare.err")"
+		return 1
+	fi
+	wait_for 30 activations 1 && same "$SELFTEST_BIN" application.bin || return 1
+	bare=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["bytes_per_second"])' <"$DIR/bare.out")
+	if [ "$ours_ok" = 1 ]; then
+		DETAIL=$(awk -v a="$ours" -v b="$bare" \
+			'BEGIN { printf "nrfloader %d B/s, bare central %d B/s, ratio %.2f", a, b, a / b }')
+	else
+		DETAIL="$failure; bare central $bare B/s, no ratio"
+	fi
+	echo "$DETAIL" >"$W/throughput.txt"
+	[ "$ours_ok" = 1 ]
+}
+
+# print_logs: the end of both sides' logs and of bluetoothd's since the scenario started.
+print_logs() {
+	local f
+	for f in "$DIR"/*.cmd "$DIR"/*.err "$DIR"/*.out; do
+		[ -f "$f" ] || continue
+		echo "--- $(basename "$f") (last 25 lines)"
+		tail -n 25 "$f"
+	done
+	echo "--- bluetoothd -d during the scenario (last 60 lines)"
+	tail -n +"$BTD_FROM" "$LOGS/bluetoothd.log" | tail -n 60
+	if [ "${BTMON:-0}" = 1 ]; then
+		echo "--- btmon during the scenario (last 60 lines)"
+		tail -n +"$MON_FROM" "$LOGS/btmon.log" | tail -n 60
+	fi
+}
+
+# run ROUND NAME: runs scenario_NAME in its own directory and records the verdict.
+run() {
+	local round=$1 name=$2 started verdict seconds
+	DIR=$LOGS/r$round-$name
+	rm -rf "$DIR"
+	mkdir -p "$DIR"
+	DETAIL=
+	BTD_FROM=$(($(wc -l <"$LOGS/bluetoothd.log") + 1))
+	MON_FROM=$(($( (cat "$LOGS/btmon.log" 2>/dev/null || true) | wc -l) + 1))
+	started=$EPOCHREALTIME
+	if "scenario_${name//-/_}"; then
+		verdict=pass
+		stop_sim 30
+	else
+		verdict=fail
+		stop_sim 0
+	fi
+	seconds=$(awk -v a="$started" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+	if ! kill -0 "$BLUETOOTHD" 2>/dev/null; then
+		verdict=fail
+		DETAIL="bluetoothd died${DETAIL:+; $DETAIL}"
+	fi
+	echo "$verdict	$round	$name	$seconds	$DETAIL" >>"$RESULTS"
+	note "$verdict $name (round $round, $seconds s)${DETAIL:+: $DETAIL}"
+	if [ "$verdict" = fail ]; then print_logs; fi
+	if ! kill -0 "$BLUETOOTHD" 2>/dev/null; then
+		wait "$BLUETOOTHD" 2>/dev/null
+		note "bluetoothd exited with status $?: starting it again"
+		start_bluetoothd || setup_failed "bluetoothd did not start again"
+	fi
+}
+
+for ((round = 1; round <= ROUNDS; round++)); do
+	for name in $SCENARIOS; do run "$round" "$name"; done
+done
+if [ "${SOAK:-0}" -gt 0 ]; then
+	for ((i = 1; i <= SOAK; i++)); do run "$i" soak-secure; done
+fi
+if [ "${BENCH:-0}" = 1 ]; then
+	run 1 throughput
+fi
+kill -TERM "$BLUETOOTHD" $(jobs -p) 2>/dev/null
+wait
+note "done"
