@@ -54,25 +54,25 @@ public enum LegacyPackageBuilder {
             images.append(
                 (
                     NordicBinary.binName(for: application.path),
-                    try NordicBinary.image(application.contents, path: application.path), nil
+                    try NordicBinary.image(application.contents, path: application.path, dropsMBR: false), nil
                 ))
         }
         switch (options.softdevice, options.bootloader) {
         case (let softdevice?, let bootloader?):
-            let sdBytes = try NordicBinary.image(softdevice.contents, path: softdevice.path)
-            let blBytes = try NordicBinary.image(bootloader.contents, path: bootloader.path)
+            let sdBytes = try NordicBinary.image(softdevice.contents, path: softdevice.path, dropsMBR: false)
+            let blBytes = try NordicBinary.image(bootloader.contents, path: bootloader.path, dropsMBR: false)
             images.append(("sd_bl.bin", sdBytes + blBytes, sdBytes.count))
         case (nil, let bootloader?):
             images.append(
                 (
                     NordicBinary.binName(for: bootloader.path),
-                    try NordicBinary.image(bootloader.contents, path: bootloader.path), nil
+                    try NordicBinary.image(bootloader.contents, path: bootloader.path, dropsMBR: false), nil
                 ))
         case (let softdevice?, nil):
             images.append(
                 (
                     NordicBinary.binName(for: softdevice.path),
-                    try NordicBinary.image(softdevice.contents, path: softdevice.path), nil
+                    try NordicBinary.image(softdevice.contents, path: softdevice.path, dropsMBR: false), nil
                 ))
         case (nil, nil): break
         }

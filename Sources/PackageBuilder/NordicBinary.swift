@@ -14,19 +14,26 @@ public enum NordicBinary {
 
     /// Converts `contents`, named `path`, as nrfutil does.
     ///
+    /// adafruit-nrfutil (a fork of nrfutil 0.5) drops only the UICR: MBR data then still counts for the lowest address,
+    /// so an image with MBR bytes starts at the end of the MBR rather than at its own first byte.
+    ///
     /// - Parameters:
     ///   - contents: The file's bytes.
     ///   - path: The file's path as the user gave it; `.bin` at the end means binary.
+    ///   - dropsMBR: Drop data below 0x1000 before finding the lowest address (nrfutil 6.1.7), or not (adafruit).
     /// - Returns: The image bytes, a multiple of 4 long.
     /// - Throws: ``PackageBuilderError/badHex(_:)`` for a malformed HEX file, `emptyImage` when nothing is left.
-    public static func image(_ contents: [UInt8], path: String) throws(PackageBuilderError) -> [UInt8] {
+    public static func image(_ contents: [UInt8], path: String, dropsMBR: Bool = true) throws(PackageBuilderError)
+        -> [UInt8]
+    {
         if path.hasSuffix(".bin") {
             guard !contents.isEmpty else { throw .emptyImage(path: path) }
             return padded(contents)
         }
         let hex: HexImage
         do {
-            hex = try IntelHexParser.parse(contents, source: path, window: .nordic)
+            hex = try IntelHexParser.parse(
+                contents, source: path, window: dropsMBR ? .nordic : AddressWindow(start: 0, end: 0x1000_0000))
         } catch {
             throw .badHex(error)
         }

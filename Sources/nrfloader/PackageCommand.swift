@@ -108,7 +108,7 @@ struct PackageCommand: ParsableCommand {
     @Option(name: .customLong("dfu-ver"), help: "Legacy: the init packet version, 0.5 (CRC-16, default) or 0.6.")
     var dfuVer: String?
 
-    @Flag(help: "Print nothing on stderr but errors.")
+    @Flag(name: .shortAndLong, help: "Print nothing on stderr but errors.")
     var quiet = false
 
     func run() throws {
