@@ -182,7 +182,8 @@ struct PackageCommand: ParsableCommand {
             ("--key-file", keyFile != nil),
         ]
         for (name, given) in secureOnly where given {
-            throw usage("\(name) applies to --dfu secure only (adafruit-nrfutil 0.5.3.post16 cannot sign on Python 3)")
+            let why = name == "--key-file" ? " (adafruit-nrfutil 0.5.3.post16 cannot sign on Python 3)" : ""
+            throw usage("\(name) applies to --dfu secure only\(why)")
         }
         guard sdReq.count <= 1 else { throw usage("--sd-req: give the list once, comma-separated") }
         var options = LegacyPackageOptions()
