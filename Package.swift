@@ -31,6 +31,8 @@ let package = Package(
                 "DFUSimulator",
                 "DFUPackage",
                 "DFUSigning",
+                "PackageBuilder",
+                "BootloaderSettings",
                 "BlueZTransport",
                 "SimulatedPeripheral",
                 "FleetUpload",
@@ -50,6 +52,16 @@ let package = Package(
         .systemLibrary(name: "SystemCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "DFUPackage", dependencies: ["Checksums", "SystemZlib"], swiftSettings: strictSwift6),
         .target(name: "DFUController", dependencies: ["Checksums"], swiftSettings: strictSwift6),
+        .target(
+            name: "PackageBuilder",
+            dependencies: ["DFUPackage", "HexConverter", "Checksums"],
+            swiftSettings: strictSwift6
+        ),
+        .target(
+            name: "BootloaderSettings",
+            dependencies: ["PackageBuilder", "DFUPackage", "HexConverter", "Checksums"],
+            swiftSettings: strictSwift6
+        ),
         .target(name: "DFUTargetAdapter", dependencies: ["DFUController"], swiftSettings: strictSwift6),
         .target(name: "FleetUpload", dependencies: ["DFUController", "DFUTargetAdapter"], swiftSettings: strictSwift6),
         .target(
@@ -126,6 +138,11 @@ let package = Package(
                 "DFUTargetAdapter", "DFUController", "DFUSimulator", "DFUPackage", "DFUSigning", "FirmwareInput",
                 "TestSupport",
             ],
+            swiftSettings: strictSwift6
+        ),
+        .testTarget(
+            name: "PackageBuilderTests",
+            dependencies: ["TestSupport", "DFUPackage", "DFUSigning", "PackageBuilder"],
             swiftSettings: strictSwift6
         ),
         .testTarget(

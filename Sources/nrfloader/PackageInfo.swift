@@ -65,6 +65,37 @@ struct PackageInfo {
                 ("  softdevice_req", packet.softdeviceReq.map { hex($0, width: 4) }.joined(separator: " ")),
                 ("  validation", Self.describe(packet.validation)),
             ]
+            // The extension's fields under the names adafruit-nrfutil's manifest gives them (init_packet_data).
+            var extensionID: Int?
+            var crc16: Int?
+            var length: Int?
+            var digest: String?
+            var ecds: String?
+            switch packet.validation {
+            case .crc16(let crc): crc16 = Int(crc)
+            case .extendedCRC16(let crc):
+                extensionID = 0
+                crc16 = Int(crc)
+            case .sha256(let firmwareLength, let hash):
+                extensionID = 1
+                length = Int(firmwareLength)
+                digest = hexString(hash)
+            case .signedSHA256(let firmwareLength, let hash, let signature):
+                extensionID = 2
+                length = Int(firmwareLength)
+                digest = hexString(hash)
+                ecds = hexString(signature)
+            }
+            if let extensionID { lines.append(("  ext_packet_id", String(extensionID))) }
+            if let crc16 { lines.append(("  firmware_crc16", hex(crc16, width: 4))) }
+            if let length { lines.append(("  firmware_length", String(length))) }
+            if let digest { lines.append(("  firmware_hash", digest)) }
+            if let ecds { lines.append(("  init_packet_ecds", ecds)) }
+            members["ext_packet_id"] = .optional(extensionID) { .int($0) }
+            members["firmware_crc16"] = .optional(crc16) { .int($0) }
+            members["firmware_length"] = .optional(length) { .int($0) }
+            members["firmware_hash"] = .optional(digest) { .string($0) }
+            members["init_packet_ecds"] = .optional(ecds) { .string($0) }
             members["protocol"] = .string("legacy")
             members["device_type"] = .int(Int(packet.deviceType))
             members["device_revision"] = .int(Int(packet.deviceRevision))
