@@ -32,7 +32,7 @@ struct KeysCommand: ParsableCommand {
                 Console.note("Error: '\(keyFile)': already exists; remove it first to make a new key")
                 throw ExitCode(ExitStatus.cannotCreate.rawValue)
             }
-            let output = try OutputFile(path: keyFile)
+            let output = try OutputFile(path: keyFile, permissions: 0o600)
             try output.write(Array(SigningKeyText().privateKeyPEM.utf8))
             try output.commit()
             Console.result("Generated private key and stored it in: \(keyFile)")

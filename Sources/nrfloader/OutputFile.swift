@@ -12,15 +12,21 @@ final class OutputFile {
     let path: String
     private let descriptor: Int32
     private let temporaryPath: String?
+    /// The permissions the file gets, before the umask.
+    private let permissions: mode_t
 
     var displayName: String { path == "-" ? "<stdout>" : path }
 
     /// Opens the output: creates `.NAME.XXXXXX` beside `path`, or takes standard output.
     ///
-    /// - Parameter path: The final path, or `-`.
+    /// - Parameters:
+    ///   - path: The final path, or `-`.
+    ///   - permissions: The file's permissions before the umask: 0o666, or 0o600 for a secret such as a private key
+    ///     (the temporary file is 0o600 from the start, so the secret is never readable by others).
     /// - Throws: ``CLIError/cannotCreateOutput(path:reason:)``.
-    init(path: String) throws {
+    init(path: String, permissions: mode_t = 0o666) throws {
         self.path = path
+        self.permissions = permissions
         if path == "-" {
             descriptor = STDOUT_FILENO
             temporaryPath = nil
@@ -77,7 +83,7 @@ final class OutputFile {
         guard let temporaryPath else { return }
         let mask = umask(0)
         umask(mask)
-        guard fchmod(descriptor, 0o666 & ~mask) == 0, fsync(descriptor) == 0, close(descriptor) == 0 else {
+        guard fchmod(descriptor, permissions & ~mask) == 0, fsync(descriptor) == 0, close(descriptor) == 0 else {
             throw CLIError.writeFailed(path: path, reason: InputFile.describeErrno())
         }
         guard rename(temporaryPath, path) == 0 else {

@@ -70,6 +70,9 @@ import Testing
         let pem = String(decoding: try directory.read("new.pem"), as: UTF8.self)
         #expect(pem.hasPrefix("-----BEGIN EC PRIVATE KEY-----\n") && pem.hasSuffix("-----END EC PRIVATE KEY-----\n"))
         #expect(pem.utf8.count == 227)
+        // A private key is readable by its owner only.
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? Int).map { $0 & 0o077 } == 0)
         let signer = try InitPacketSigner(pem: pem, file: path)
         let message: [UInt8] = [1, 2, 3]
         let signed = SignedMessage(
