@@ -1,4 +1,5 @@
-import BlueZTransport
+import BlueZ
+import DBus
 import DFUSimulator
 
 /// The D-Bus methods of the exported objects (BlueZ `org.bluez.GattCharacteristic.rst`, server role;

@@ -1,4 +1,5 @@
-public import BlueZTransport
+public import BlueZ
+public import DBus
 public import DFUSimulator
 
 /// How a ``SimulatedPeripheral`` presents itself to BlueZ.

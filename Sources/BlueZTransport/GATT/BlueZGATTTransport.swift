@@ -1,3 +1,5 @@
+public import BlueZ
+public import DBus
 public import DFUController
 public import DFUTargetAdapter
 import Synchronization

@@ -1,3 +1,4 @@
+public import BlueZ
 public import DFUController
 
 /// A device seen advertising during a scan.

@@ -1,3 +1,4 @@
+public import DBus
 public import DFUController
 
 /// A Bluetooth adapter as BlueZ exports it (`org.bluez.Adapter1`).
