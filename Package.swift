@@ -33,7 +33,9 @@ let package = Package(
                 "DFUSigning",
                 "PackageBuilder",
                 "BootloaderSettings",
+                "BlueZ",
                 "BlueZTransport",
+                "DBus",
                 "SimulatedPeripheral",
                 "FleetUpload",
             ],
@@ -75,9 +77,11 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strictSwift6),
+        .target(name: "BlueZ", dependencies: ["DBus", "DFUController"], swiftSettings: strictSwift6),
         .target(
             name: "BlueZTransport",
-            dependencies: ["CDBus", "DFUTargetAdapter", "DFUController"],
+            dependencies: ["BlueZ", "DBus", "DFUTargetAdapter", "DFUController"],
             swiftSettings: strictSwift6
         ),
         .target(
@@ -87,7 +91,7 @@ let package = Package(
         ),
         .target(
             name: "SimulatedPeripheral",
-            dependencies: ["BlueZTransport", "DFUSimulator", "DFUController"],
+            dependencies: ["BlueZ", "DBus", "DFUSimulator", "DFUController"],
             swiftSettings: strictSwift6
         ),
         .executableTarget(
@@ -129,7 +133,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BlueZTransportTests",
-            dependencies: ["BlueZTransport", "DFUTargetAdapter", "DFUController", "TestSupport"],
+            dependencies: ["BlueZ", "BlueZTransport", "DBus", "DFUTargetAdapter", "DFUController", "TestSupport"],
             swiftSettings: strictSwift6
         ),
         .testTarget(

@@ -12,5 +12,16 @@ for module in HexConverter DFUController Checksums; do
     done < <(grep -rhoE '^\s*(@[A-Za-z_]+\s+)?((public|internal|private|fileprivate|package)\s+)?import\s+[A-Za-z_]+' \
         "Sources/$module" | grep -vE 'import\s+(Checksums|SystemZlib|SystemCrypto|Synchronization)$' || true)
 done
+# Only the D-Bus target sees libdbus's C types (issue 10): every other module reaches the bus through it.
+while IFS= read -r file; do
+    case "$file" in
+    Sources/DBus/*) ;;
+    *)
+        echo "$file: imports CDBus; only Sources/DBus may" >&2
+        status=1
+        ;;
+    esac
+done < <(grep -rlE '^\s*(@[A-Za-z_]+\s+)?((public|internal|private|fileprivate|package)\s+)?import\s+CDBus$' \
+    Sources Tests Benchmarks || true)
 [ $status = 0 ] && echo "module rules: ok" >&2
 exit $status

@@ -59,7 +59,13 @@ public struct DFUTargetAdapter<Transport: GATTTransport>: Sendable {
                 if linkLost, action.isGATTOperation { continue }
                 switch action {
                 case .connect, .enableNotifications, .write, .writePackets, .read:
-                    let connectionDeadline = start.advanced(by: timers[.connection] ?? now() + .seconds(30))
+                    // The controller starts the connection timer in the same list, after `.connect`: its figure
+                    // applies (an unknown one gets 30 s).
+                    let startedLater = pending[actionIndex...].lazy.compactMap { action -> Duration? in
+                        if case .startTimer(.connection, let deadline) = action { deadline } else { nil }
+                    }.first
+                    let connectionDeadline = start.advanced(
+                        by: startedLater ?? timers[.connection] ?? now() + .seconds(30))
                     do {
                         if let completion = try await perform(action, connectionDeadline: connectionDeadline) {
                             completions.append(completion)

@@ -1,4 +1,5 @@
-import BlueZTransport
+import BlueZ
+import DBus
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
-import BlueZTransport
+import BlueZ
+import DBus
 import DFUSimulator
 
 /// The D-Bus objects of one GATT application (BlueZ `org.bluez.GattManager.rst`, "GATT Application"): an

@@ -1,4 +1,5 @@
-import BlueZTransport
+import BlueZ
+import DBus
 import DFUSimulator
 
 /// The D-Bus methods of the exported objects (BlueZ `org.bluez.GattCharacteristic.rst`, server role;
@@ -74,7 +75,7 @@ extension PeripheralCore {
             // Only on packet characteristics: there, bluezoo turns a central's WriteValue into writes on our
             // AcquireWrite socket, which is right for write commands. On a control point it would push write
             // requests into the socket and lose their responses.
-            if options.offersAcquire && role.acceptsWriteCommands { properties["WriteAcquired"] = .bool(false) }
+            if options.offersWriteSocket && role.acceptsWriteCommands { properties["WriteAcquired"] = .bool(false) }
             return properties
         case (.advertisement(let database), BlueZInterface.advertisement):
             return [
@@ -135,7 +136,9 @@ extension PeripheralCore {
             guard call.arguments.count == 2, let value = call.arguments[0].bytesValue else {
                 return .error(name: "org.bluez.Error.InvalidArguments", message: "expected a value and options")
             }
-            let type = options["type"]?.stringValue ?? (role.acceptsWriteRequests ? "request" : "command")
+            // bluetoothd (5.66, gatt-database.c) never passes a "type": each characteristic takes one kind of write,
+            // so a write without one is a command where commands are allowed, else a request.
+            let type = options["type"]?.stringValue ?? (role.acceptsWriteCommands ? "command" : "request")
             let withResponse = type != "command"
             guard withResponse ? role.acceptsWriteRequests : role.acceptsWriteCommands else {
                 return refuse(call, role, .att(.writeNotPermitted))
@@ -149,7 +152,7 @@ extension PeripheralCore {
             }
             return deferredAnswer(call, events, awaiting: .write(role), &state)
         case "AcquireWrite":
-            guard self.options.offersAcquire, role.acceptsWriteCommands else { return notSupported(call, role) }
+            guard self.options.offersWriteSocket, role.acceptsWriteCommands else { return notSupported(call, role) }
             _ = prepare(&state, options)
             guard let link = state.link else { return refuse(call, role, .notConnected) }
             guard let socket = openWriteSocket(role, &state) else { return socketFailure() }

@@ -1,4 +1,5 @@
-import BlueZTransport
+import BlueZ
+import DBus
 import DFUSimulator
 
 /// The answer a request waits for among the device's outputs.

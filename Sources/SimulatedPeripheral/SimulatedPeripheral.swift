@@ -1,4 +1,5 @@
-public import BlueZTransport
+public import BlueZ
+public import DBus
 public import DFUSimulator
 
 /// Serves one ``DFUSimulator/SimulatedDevice`` on one adapter through BlueZ: its GATT database as a GATT

@@ -1,4 +1,5 @@
-public import BlueZTransport
+public import BlueZ
+public import DBus
 public import DFUSimulator
 
 /// How a ``SimulatedPeripheral`` presents itself to BlueZ.
@@ -13,17 +14,29 @@ public struct SimulatedPeripheralOptions: Sendable {
     /// Without them a central must use `WriteValue` and `StartNotify`; BlueZ answers its `Acquire*` calls with
     /// `org.bluez.Error.NotSupported`.
     public var offersAcquire: Bool
+    /// Whether `AcquireWrite` is offered on packet characteristics too (when ``offersAcquire`` is true).
+    ///
+    /// Off by default: bluetoothd 5.66 can hand a GATT server the first write command it turns into an acquired
+    /// socket late (after the next control-point request) or with stale bytes (testrig.md). A central's own
+    /// `AcquireWrite` does not depend on it: on a real bluetoothd the central's socket is bluetoothd's. bluezoo
+    /// offers a central `AcquireWrite` only when the server does, so tests of that path turn this on.
+    public var offersAcquireWrite: Bool
 
     /// Creates options.
     ///
     /// - Parameters:
     ///   - mtu: The ATT MTU a central is taken to ask for (23 to 517).
-    ///   - offersAcquire: Whether `AcquireWrite` and `AcquireNotify` are offered.
-    public init(mtu: Int = 247, offersAcquire: Bool = true) {
+    ///   - offersAcquire: Whether `AcquireNotify` (and, with `offersAcquireWrite`, `AcquireWrite`) are offered.
+    ///   - offersAcquireWrite: Whether `AcquireWrite` is offered on packet characteristics.
+    public init(mtu: Int = 247, offersAcquire: Bool = true, offersAcquireWrite: Bool = false) {
         precondition((23...517).contains(mtu), "an ATT MTU is 23 to 517, got \(mtu)")
         self.mtu = mtu
         self.offersAcquire = offersAcquire
+        self.offersAcquireWrite = offersAcquireWrite
     }
+
+    /// Whether `AcquireWrite` is offered at all.
+    var offersWriteSocket: Bool { offersAcquire && offersAcquireWrite }
 }
 
 /// The device as it is on the air: registered on an adapter with its GATT database and advertisement.

@@ -35,11 +35,21 @@ struct SimulateCommand: AsyncParsableCommand {
     @Flag(help: "Refuse AcquireWrite/AcquireNotify, so a central must use WriteValue and StartNotify.")
     var noAcquire = false
 
+    @Flag(
+        help: """
+            Offer AcquireWrite on the packet characteristic (off by default: bluetoothd 5.66 can deliver the first \
+            packet through it late or stale).
+            """)
+    var acquireWrite = false
+
     @Option(help: "Secure: the hardware version the bootloader accepts.")
     var hwVersion: UInt32 = 52
 
     @Option(
-        name: .customLong("sd-id"), help: "The installed SoftDevice's firmware id (default 0xA8 secure, 0x87 legacy).")
+        name: .customLong("sd-id"),
+        help: ArgumentHelp(
+            "The installed SoftDevice's firmware id (default 0x101 secure, as the catalog's nRF52832 images need; "
+                + "0x87 legacy)."))
     var softDevice: AddressArgument?
 
     @Option(
@@ -79,10 +89,10 @@ struct SimulateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        if let saveImages { try Self.checkDirectory(saveImages) }
+        if let saveImages { try Self.makeDirectory(saveImages) }
         var secure = SecureBootloaderOptions()
         secure.hardwareVersion = hwVersion
-        if let softDevice { secure.softDeviceFWID = UInt32(softDevice.value) }
+        secure.softDeviceFWID = softDevice.map { UInt32($0.value) } ?? Self.defaultSecureSoftDevice
         if let key { secure.signature = try .verified(keyFile: key) }
         var configuration = SimulatorOptions.configuration(
             kind, secure: secure, legacySoftDevice: softDevice.map { UInt16($0.value) },
@@ -98,7 +108,7 @@ struct SimulateCommand: AsyncParsableCommand {
         }
         let peripheral = SimulatedPeripheral(
             client: client, adapter: chosen, device: .advertising(configuration, at: address),
-            options: SimulatedPeripheralOptions(mtu: mtu, offersAcquire: !noAcquire))
+            options: SimulatedPeripheralOptions(mtu: mtu, offersAcquire: !noAcquire, offersAcquireWrite: acquireWrite))
         let renderer = SimulateRenderer(
             json: outputOptions.json, quiet: outputOptions.quiet, imageDirectory: saveImages, exitAfter: exitAfter,
             stop: { peripheral.stop() })
@@ -110,11 +120,18 @@ struct SimulateCommand: AsyncParsableCommand {
         }
     }
 
-    /// Fails unless `path` is a directory, before anything is registered.
-    private static func checkDirectory(_ path: String) throws {
+    /// The Secure bootloader's SoftDevice by default: S132 7.2.0 (0x101), which the catalog's nRF52832 images
+    /// (`blinky-pca10040`, `selftest-pca10040`) name in their `sd_req`.
+    static let defaultSecureSoftDevice: UInt32 = 0x0101
+
+    /// Creates `path` (one level, as `mkdir` does) unless it exists; fails unless it is then a directory, before
+    /// anything is registered.
+    private static func makeDirectory(_ path: String) throws {
         var information = stat()
-        guard stat(path, &information) == 0 else {
-            throw CLIError.cannotCreateOutput(path: path, reason: InputFile.describeErrno())
+        if stat(path, &information) != 0 {
+            guard errno == ENOENT, mkdir(path, 0o777) == 0 || errno == EEXIST, stat(path, &information) == 0 else {
+                throw CLIError.cannotCreateOutput(path: path, reason: InputFile.describeErrno())
+            }
         }
         guard information.st_mode & S_IFMT == S_IFDIR else {
             throw CLIError.cannotCreateOutput(path: path, reason: "not a directory")

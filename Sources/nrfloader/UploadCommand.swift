@@ -130,6 +130,10 @@ struct UploadCommand: AsyncParsableCommand {
         var options = BlueZGATTTransport.Options()
         options.usesAcquiredSockets = !noAcquire
         if wait { options.firstSearchTimeout = .seconds(engineOptions.timeout ?? 60) }
+        // One timeout model (issue 16): --timeout bounds every wait on the device, ATT write responses included;
+        // --retries bounds the connection attempts as it bounds the reconnections.
+        options.operationTimeout = engineOptions.configuration.responseTimeout
+        if let retries = engineOptions.retries { options.connectionAttempts = retries }
         let transport = try await BlueZGATTTransport.open(client: client, adapter: chosen, options: options)
         let label =
             name.map { "'\($0)' (\(address)) via \(chosen.interfaceName)" } ?? "\(address) via \(chosen.interfaceName)"
@@ -140,9 +144,11 @@ struct UploadCommand: AsyncParsableCommand {
         }
     }
 
-    /// The one device advertising `name` exactly, scanning in 3-second rounds (until `--timeout` with `--wait`).
+    /// The one device advertising `name` exactly, scanning in 3-second rounds for 15 s (until `--timeout`, default
+    /// 60, with `--wait`), as `--help` says.
     private func resolve(name: String, client: BlueZClient, adapter: AdapterInfo) async throws -> BluetoothAddress {
-        let limit = wait ? engineOptions.timeout ?? 60 : 3
+        let limit =
+            wait ? engineOptions.timeout ?? 60 : Int(engineOptions.configuration.connectionTimeout / .seconds(1))
         let started = ContinuousClock.now
         var matches: [ScannedDevice] = []
         repeat {

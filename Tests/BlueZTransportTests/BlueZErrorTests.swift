@@ -1,4 +1,5 @@
 import BlueZTransport
+import DBus
 import DFUController
 import Testing
 

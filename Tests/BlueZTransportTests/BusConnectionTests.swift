@@ -1,4 +1,5 @@
 import BlueZTransport
+import DBus
 import Foundation
 import TestSupport
 import Testing

@@ -115,7 +115,8 @@ struct SimulateTests {
         defer { directory.remove() }
         try await BlueZRig.with { rig in
             let simulator = try await rig.startSimulate([
-                "--adapter", "hci1", "--key", Self.packagePrivateKey, "--sd-id", "0x0101", "--save-images",
+                "--adapter", "hci1", "--acquire-write", "--key", Self.packagePrivateKey, "--sd-id", "0x0101",
+                "--save-images",
                 directory.path,
                 "--exit-after", "1",
             ])

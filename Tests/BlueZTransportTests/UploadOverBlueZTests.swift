@@ -29,6 +29,9 @@ struct UploadOverBlueZTests {
         case dbus
 
         var uploadArguments: [String] { self == .dbus ? ["--no-acquire"] : [] }
+        /// bluezoo offers a central AcquireWrite only when the server application does, and `simulate` does not
+        /// by default (bluetoothd 5.66, testrig.md).
+        var simulateArguments: [String] { self == .acquired ? ["--acquire-write"] : [] }
         var testDescription: String { rawValue }
     }
 
@@ -118,7 +121,7 @@ struct UploadOverBlueZTests {
         try await BlueZRig.with { rig in
             let images = try TemporaryDirectory()
             let simulator = try await rig.startSimulate(
-                ["--adapter", "hci1", "--save-images", images.path] + input.simulate)
+                ["--adapter", "hci1", "--save-images", images.path] + input.simulate + path.simulateArguments)
             let result = Self.upload(input.upload + path.uploadArguments, rig: rig)
             #expect(result.status == 0, "\(result.stderrText)\nsimulate:\n\(simulator.log)")
             #expect(try Self.savedImages(in: images) == input.expected())

@@ -1,4 +1,5 @@
 import BlueZTransport
+import DBus
 import Testing
 
 @Suite("DBusType and DBusMatchRule")

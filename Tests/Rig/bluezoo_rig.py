@@ -5,24 +5,67 @@ Run it with the rig's venv interpreter, on the bus named by DBUS_SYSTEM_BUS_ADDR
     .build-rig/venv/bin/python Tests/Rig/bluezoo_rig.py --auto-enable \
         -a 00:11:22:33:44:01 -a C0:DE:00:00:00:02 --scan-interval 1
 
-Arguments are bluezoo's own. The patches make bluezoo behave like real BlueZ where testrig.md lists a
-defect; each one names the defect by its number there. They touch bluezoo internals, which is why
-Tests/Rig/requirements.txt pins the versions.
+Arguments are bluezoo's own, plus `--quirk NAME` (repeatable). The patches make bluezoo behave like real BlueZ
+where testrig.md lists a defect; each one names the defect by its number there. They touch bluezoo internals, which
+is why Tests/Rig/requirements.txt pins the versions.
+
+A quirk makes the rig behave as bluetoothd 5.66 on btvirt was seen to (testrig.md, "Causes already traced on
+Rung 2"), where that differs from what a central may hope for:
+
+- silent-connected: no Connected=true signal for the central's side of a connection (ServicesResolved still comes).
+- unsignalled-services-resolved: ServicesResolved (and Connected) become true on the central's side without any
+  signal, as if they had changed before the client subscribed.
+- one-report-per-scan: a scanning adapter gets one advertising report per advertiser per StartDiscovery, the report
+  of every odd-numbered start is lost, and a device BlueZ already has is not announced again (btvirt's RSSI is
+  constant, so real BlueZ sends no RSSI change).
+- rssi-unavailable: every device reports RSSI 127 (HCI's "not available").
+- untyped-server-writes: a GATT server application's WriteValue gets no "type" option (gatt-database.c never sends
+  one).
+- removed-while-connecting: the first Connect to each device removes the device (InterfacesRemoved) and fails; the
+  next scan finds it again.
 """
 
 import asyncio
 import sys
 
+import sdbus
+
 import bluezoo.adapter
 import bluezoo.bluezoo
 import bluezoo.device
 from bluezoo.utils import setup_default_bus
-from bluezoo.exceptions import DBusBluezNotReadyError
+from bluezoo.exceptions import DBusBluezFailedError, DBusBluezNotReadyError
+from bluezoo.gatt import characteristic as gatt_characteristic
 from bluezoo.gatt.manager import GattManager
 from bluezoo.log import logger
 
 Adapter = bluezoo.adapter.Adapter
 Device = bluezoo.device.Device
+
+
+def _take_quirks(argv: list) -> set:
+    """Removes `--quirk NAME` pairs from argv (bluezoo's parser does not know them) and returns the names."""
+    quirks = set()
+    while "--quirk" in argv:
+        index = argv.index("--quirk")
+        quirks.add(argv[index + 1])
+        del argv[index:index + 2]
+    return quirks
+
+
+QUIRKS = _take_quirks(sys.argv)
+
+
+async def _set_central_side(device, name: str, value: bool) -> None:
+    """Sets Connected or ServicesResolved of the central's view of a device, silently where a quirk says so."""
+    silent = "unsignalled-services-resolved" in QUIRKS or (name == "Connected" and "silent-connected" in QUIRKS)
+    attribute = "connected" if name == "Connected" else "services_resolved"
+    if getattr(device, attribute) == value:
+        return
+    if silent and value:
+        setattr(device, attribute, value)
+    else:
+        await getattr(device, name).set_async(value)
 
 
 def _device_path(adapter, address: str) -> str:
@@ -72,8 +115,12 @@ async def _add_device(self, device):
             return
     device.attach_to_adapter(self)
     existing = self.devices.get(device.get_object_path())
+    if is_scan_result and "rssi-unavailable" in QUIRKS:
+        device.rssi = 127
+        if existing is not None:
+            existing.rssi = 127
     await _original_add_device(self, device)
-    if is_scan_result and existing is not None:
+    if is_scan_result and existing is not None and "one-report-per-scan" not in QUIRKS:
         existing.properties_changed.emit(("org.bluez.Device1", {"RSSI": ("n", existing.rssi)}, []))
 
 
@@ -119,17 +166,50 @@ async def _connect(self, uuid=None):
     server_view = self.peer_adapter.devices.get(server_path)
     if server_view is not None and not server_view.connected:
         await server_view.Connected.set_async(True)
-    await _original_connect(self, uuid)
+    if "removed-while-connecting" in QUIRKS and self.get_object_path() not in _removed_once:
+        _removed_once.add(self.get_object_path())
+        await self.adapter.del_device(self)
+        raise DBusBluezFailedError("Device removed while connecting (rig quirk)")
+    if QUIRKS & {"silent-connected", "unsignalled-services-resolved"}:
+        await _connect_quietly(self)
+    else:
+        await _original_connect(self, uuid)
     await _set_link_up(self, self.peer_adapter.devices.get(server_path))
 
 
+_removed_once = set()
+
+
+async def _connect_quietly(self) -> None:
+    """bluezoo's own first connection (Device.connect), with the central's side set by _set_central_side."""
+    from bluezoo.gatt import (GattCharacteristicClient, GattCharacteristicClientLink, GattDescriptorClient,
+                              GattDescriptorClientLink, GattServiceClient, GattServiceClientLink)
+    await self.peer_adapter.add_device(self.peer)
+    await self.peer.Connected.set_async(True)
+    await _set_central_side(self, "Connected", True)
+    for app in self.peer_adapter.gatt_apps.values():
+        links = {}
+        for obj_path, obj in sorted(app.objects.items(), key=lambda x: x[0]):
+            if isinstance(obj, GattServiceClient):
+                link = GattServiceClientLink(obj, self)
+            if isinstance(obj, GattCharacteristicClient):
+                link = GattCharacteristicClientLink(obj, links[obj.Service.get()])
+            if isinstance(obj, GattDescriptorClient):
+                link = GattDescriptorClientLink(obj, links[obj.Characteristic.get()])
+            self.peer_adapter.mock.export_object(link.get_object_path(), link)
+            self.services[link.get_object_path()] = link
+            links[obj_path] = link
+    await self.peer.ServicesResolved.set_async(True)
+    await _set_central_side(self, "ServicesResolved", True)
+
+
 async def _set_link_up(device, server_view) -> None:
-    for side in (server_view, device):
-        if side is not None and not side.connected:
-            await side.Connected.set_async(True)
-    for side in (server_view, device):
-        if side is not None and not side.services_resolved:
-            await side.ServicesResolved.set_async(True)
+    if server_view is not None and not server_view.connected:
+        await server_view.Connected.set_async(True)
+    await _set_central_side(device, "Connected", True)
+    if server_view is not None and not server_view.services_resolved:
+        await server_view.ServicesResolved.set_async(True)
+    await _set_central_side(device, "ServicesResolved", True)
 
 
 Device.connect = _connect
@@ -179,6 +259,44 @@ async def _del_device(self, device):
 
 
 Adapter.del_device = _del_device
+
+
+# Quirk one-report-per-scan: btvirt (BlueZ 5.66) sends one report per advertiser when scanning starts, and kernel
+# 6.1 may drop it. The scan task runs once (or not at all, on odd-numbered starts) instead of every interval.
+_original_create_discovering_task = bluezoo.bluezoo.BluezMockService.create_discovering_task
+
+
+def _create_discovering_task(self, id):
+    task = _original_create_discovering_task(self, id)
+    if "one-report-per-scan" in QUIRKS:
+        adapter = self.adapters[id]
+        adapter.rig_scan_starts = getattr(adapter, "rig_scan_starts", 0) + 1
+        if adapter.rig_scan_starts % 2 == 1:
+            task.cancel()
+        else:
+            # The first round runs at once; the next would come a scan interval later.
+            asyncio.get_running_loop().call_later(min(0.5, self.scan_interval / 2), task.cancel)
+    return task
+
+
+bluezoo.bluezoo.BluezMockService.create_discovering_task = _create_discovering_task
+
+
+# Quirk untyped-server-writes: bluetoothd's gatt-database.c passes "device", "link", "mtu", "offset" and
+# "prepare-authorize" to a server application's WriteValue, never "type".
+_link_class = gatt_characteristic.GattCharacteristicClientLink
+_prepare_name = "_GattCharacteristicClientLink__prepare_options"
+_original_prepare = getattr(_link_class, _prepare_name)
+
+
+def _prepare_options(self, options):
+    prepared = _original_prepare(self, options)
+    if "untyped-server-writes" in QUIRKS:
+        prepared.pop("type", None)
+    return prepared
+
+
+setattr(_link_class, _prepare_name, _prepare_options)
 
 
 # Not a testrig.md defect, but a race for every client: bluezoo 1.0.2 owns org.bluez before it exports its

@@ -1,4 +1,4 @@
-import CDBus
+import DBus
 import DFUTargetAdapter
 import Synchronization
 
@@ -62,7 +62,7 @@ final class AcquiredSocket: Sendable {
     /// overtake them (testrig.md, "two unordered channels").
     func waitUntilSent(deadline: ContinuousClock.Instant) async throws(GATTTransportError) {
         while true {
-            let queued = cdbus_socket_unsent_bytes(descriptor)
+            let queued = socketUnsentBytes(descriptor)
             if queued == 0 { return }
             guard queued > 0 else {
                 throw .linkLost("the AcquireWrite socket failed: \(Self.describe(errno))")

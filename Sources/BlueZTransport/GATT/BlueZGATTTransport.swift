@@ -1,3 +1,5 @@
+public import BlueZ
+public import DBus
 public import DFUController
 public import DFUTargetAdapter
 import Synchronization
@@ -8,9 +10,16 @@ import Synchronization
 ///
 /// Packets go through an `AcquireWrite` socket when BlueZ offers one (the fast path), else as `WriteValue` commands
 /// sent back to back; a control-point write waits until the socket has handed over every packet, so it never
-/// overtakes them (testrig.md). Before it connects, the transport removes BlueZ's cached object of a disconnected,
-/// unpaired target and waits to see the device advertise again: a GATT cache kept across a reboot into the
-/// bootloader would describe the application's services, not the bootloader's.
+/// overtakes them (testrig.md).
+///
+/// Connecting follows what a real bluetoothd (5.66) does, not what one would hope (testrig.md, "Causes already
+/// traced"): the link is up when `Device1.Connect` answers, when `ServicesResolved` is true or when a
+/// `Properties.GetAll` re-read says so, never only when `Connected = true` is signalled (often it is not). A device
+/// BlueZ already has an object for is connected directly, without discovery (one advertisement may be all a scan
+/// start gets, and it may be lost); one this transport connected to before in the run (it has reset since) is
+/// removed first and found advertising again, since a GATT cache kept across a reboot into the bootloader would
+/// describe the application's services. Discovery restarts every few seconds until the deadline. A failed
+/// connection or service resolution is tried again, up to ``Options/connectionAttempts`` times.
 public final class BlueZGATTTransport: GATTTransport {
     /// How the transport behaves.
     public struct Options: Sendable {
@@ -25,8 +34,15 @@ public final class BlueZGATTTransport: GATTTransport {
         public var operationTimeout: Duration = .seconds(35)
         /// The pause before the second connection attempt; each later attempt waits one more of these.
         public var retryDelay: Duration = .milliseconds(500)
-        /// The longest BlueZ may take to resolve services after connecting.
+        /// The longest BlueZ may take to resolve services after connecting, when the deadline leaves that much for
+        /// every attempt still to come.
         public var serviceResolutionTimeout: Duration = .seconds(20)
+        /// How often discovery is stopped and started again while the device has not been seen: a scan start may
+        /// get a device's only advertisement, and the kernel may lose it (testrig.md).
+        public var discoveryRestartInterval: Duration = .seconds(3)
+        /// How often the device's properties are re-read while waiting for its services: a missed signal costs
+        /// this, not the deadline.
+        public var propertyPollInterval: Duration = .seconds(1)
 
         /// The defaults: acquired sockets, 3 attempts, no extra wait.
         public init() {}
@@ -58,6 +74,13 @@ public final class BlueZGATTTransport: GATTTransport {
         var sightingCount: UInt64 = 0
         var session: Session?
         var hasSearched = false
+        /// Device objects this transport connected to (or tried directly) in this run: the device behind them may
+        /// have reset since, so their GATT cache is not trusted.
+        var usedPaths: Set<String> = []
+        /// The address of the latest connection: a bootloader after a buttonless jump may keep it.
+        var lastAddress: BluetoothAddress?
+        /// When the current ``connect(_:deadline:)`` began, for messages that state how long it searched.
+        var connectionStarted: ContinuousClock.Instant?
         var paths = Paths(acquiredWrite: false, acquiredNotify: false)
     }
 
@@ -136,6 +159,7 @@ public final class BlueZGATTTransport: GATTTransport {
         var deadline = deadline
         let isFirst = self.state.withLock { state in
             defer { state.hasSearched = true }
+            state.connectionStarted = self.clock.now
             return !state.hasSearched
         }
         if isFirst, let patience = self.options.firstSearchTimeout {
@@ -144,7 +168,7 @@ public final class BlueZGATTTransport: GATTTransport {
         var attempt = 1
         while true {
             do {
-                return try await self.connectOnce(request, deadline: deadline)
+                return try await self.connectOnce(request, deadline: deadline, attempt: attempt)
             } catch {
                 self.endSession()
                 switch error {
@@ -307,27 +331,37 @@ public final class BlueZGATTTransport: GATTTransport {
 
     // MARK: Connecting
 
-    private func connectOnce(_ request: ConnectionRequest, deadline: ContinuousClock.Instant)
+    private func connectOnce(_ request: ConnectionRequest, deadline: ContinuousClock.Instant, attempt: Int)
         async throws(GATTTransportError) -> GATTConnection
     {
         let path = try await locate(request, deadline: deadline)
         state.withLock { $0.session = Session(devicePath: path) }
         let address = state.withLock { $0.devices[path]?.address } ?? request.address
+        // One attempt may use its share of what is left, so that a failed one leaves time to try again.
+        let attemptsLeft = max(options.connectionAttempts - attempt + 1, 1)
+        let share = max(remaining(until: deadline) / attemptsLeft, min(options.serviceResolutionTimeout, .seconds(5)))
+        let attemptDeadline = min(deadline, clock.now.advanced(by: max(share, .milliseconds(1))))
+        let connectStarted = clock.now
         do {
-            try await call(
-                path, BlueZInterface.device, "Connect", timeout: min(remaining(until: deadline), .seconds(30)))
+            try await call(path, BlueZInterface.device, "Connect", timeout: remaining(until: attemptDeadline))
+            // BlueZ answers Connect once the link is up: the truth when no Connected=true is signalled.
+            state.withLock { state in state.devices[path]?.isConnected = true }
         } catch .alreadyConnected, .inProgress {
             // Connected already, or BlueZ is connecting: service resolution below decides.
+        } catch .bus(.timedOut) {
+            await cancelConnection(path)
+            throw .timedOut(
+                "bluez did not connect to \(address) within \(seconds(connectStarted.duration(to: clock.now)))")
         } catch {
             throw transportError(error, doing: "connect to \(address)")
         }
-        let resolutionDeadline = min(deadline, clock.now.advanced(by: options.serviceResolutionTimeout))
-        let resolved = await waitUntil(resolutionDeadline) { state -> Bool? in
-            guard let device = state.devices[path] else { return false }
-            return device.isConnected && device.servicesResolved ? true : nil
-        }
+        let resolutionDeadline = min(attemptDeadline, clock.now.advanced(by: options.serviceResolutionTimeout))
+        let resolved = await waitForServices(path, until: resolutionDeadline)
         guard let resolved else {
-            throw .timedOut("bluez did not resolve the services of \(address) in time")
+            await cancelConnection(path)
+            throw .timedOut(
+                "bluez did not resolve the services of \(address) within "
+                    + seconds(connectStarted.duration(to: clock.now)))
         }
         guard resolved else { throw .linkLost("bluez removed \(address) while connecting") }
         let objects: BlueZObjects
@@ -366,6 +400,7 @@ public final class BlueZGATTTransport: GATTTransport {
             guard let device = state.devices[path], device.isConnected, state.session?.devicePath == path else {
                 return false
             }
+            state.lastAddress = address
             state.session?.characteristics = characteristics
             state.session?.writeSocket = socket
             state.session?.isUp = true
@@ -384,36 +419,57 @@ public final class BlueZGATTTransport: GATTTransport {
     private func locate(_ request: ConnectionRequest, deadline: ContinuousClock.Instant)
         async throws(GATTTransportError) -> String
     {
-        let wanted = Set([request.address] + (request.alternativeAddress.map { [$0] } ?? []))
+        var wanted = Set([request.address] + (request.alternativeAddress.map { [$0] } ?? []))
+        // After a buttonless jump the bootloader may keep the application's address instead of taking the next one
+        // (Nordic's Android library looks at both).
+        if let last = state.withLock({ $0.lastAddress }), last.incrementedLeastSignificantByte == request.address {
+            wanted.insert(last)
+        }
         let adapterPath = adapter.path
+        let addresses = wanted
         let matches: @Sendable (DeviceInfo) -> Bool = { device in
             guard device.adapterPath == adapterPath else { return false }
-            if let address = device.address, wanted.contains(address) { return true }
+            if let address = device.address, addresses.contains(address) { return true }
             return request.advertisedName != nil && device.name == request.advertisedName
         }
-        let cached = state.withLock { $0.devices.values.filter(matches) }
+        let (cached, used) = state.withLock { state in
+            (state.devices.values.filter(matches).sorted { $0.path < $1.path }, state.usedPaths)
+        }
         if let connected = cached.first(where: \.isConnected) { return connected.path }
+        // BlueZ knows the device and this run has not used its object yet: Device1.Connect needs no advertisement.
+        if let known = cached.first(where: { !used.contains($0.path) }) {
+            state.withLock { _ = $0.usedPaths.insert(known.path) }
+            return known.path
+        }
         for device in cached where !device.isPaired {
             _ = try? await call(adapter.path, BlueZInterface.adapter, "RemoveDevice", [.objectPath(device.path)])
         }
         let baseline = state.withLock { $0.sightingCount }
-        do {
-            try await client.setDiscoveryFilter(DiscoveryFilter(), on: adapter)
-            try await client.startDiscovery(on: adapter)
-        } catch .inProgress {
-            // Another discovery session of ours is running.
-        } catch {
-            throw transportError(error, doing: "start discovery on \(adapter.interfaceName)")
-        }
-        let found = await waitUntil(deadline) { state -> String? in
-            state.devices.values.first { device in
-                matches(device)
-                    && ((state.sightings[device.path] ?? 0) > baseline || (device.isPaired && device.rssi != nil))
-            }?.path
-        }
-        _ = try? await client.stopDiscovery(on: adapter)
+        var found: String?
+        repeat {
+            do {
+                try await client.setDiscoveryFilter(DiscoveryFilter(), on: adapter)
+                try await client.startDiscovery(on: adapter)
+            } catch .inProgress {
+                // Another discovery session of ours is running.
+            } catch {
+                throw transportError(error, doing: "start discovery on \(adapter.interfaceName)")
+            }
+            let roundEnd = min(deadline, clock.now.advanced(by: options.discoveryRestartInterval))
+            found = await waitUntil(roundEnd) { state -> String? in
+                state.devices.values.first { device in
+                    matches(device)
+                        && ((state.sightings[device.path] ?? 0) > baseline || (device.isPaired && device.rssi != nil))
+                }?.path
+            }
+            _ = try? await client.stopDiscovery(on: adapter)
+        } while found == nil && clock.now < deadline
+        if let found { state.withLock { _ = $0.usedPaths.insert(found) } }
         guard let found else {
-            throw .deviceNotFound("no device advertising as \(describe(request)) on \(adapter.interfaceName)")
+            let started = state.withLock { $0.connectionStarted } ?? clock.now
+            let waited = Int((started.duration(to: deadline) / .seconds(1)).rounded())
+            throw .deviceNotFound(
+                "no device advertising as \(describe(request)) on \(adapter.interfaceName) within \(waited) s")
         }
         return found
     }
@@ -528,6 +584,54 @@ public final class BlueZGATTTransport: GATTTransport {
                 return state.withLock { condition($0) }
             }
         }
+    }
+
+    /// Waits until BlueZ has resolved the device's services (`true`), removed the device (`false`) or the deadline
+    /// passed (`nil`), re-reading the device's properties now and then: a signal may never come (testrig.md).
+    private func waitForServices(_ path: String, until deadline: ContinuousClock.Instant) async -> Bool? {
+        let condition: @Sendable (State) -> Bool? = { state in
+            guard let device = state.devices[path] else { return false }
+            return device.servicesResolved ? true : nil
+        }
+        while true {
+            let pollEnd = min(deadline, clock.now.advanced(by: options.propertyPollInterval))
+            if let result = await waitUntil(pollEnd, condition) { return result }
+            await refreshDevice(path)
+            if let result = state.withLock({ condition($0) }) { return result }
+            guard clock.now < deadline else { return nil }
+        }
+    }
+
+    /// Re-reads a device's properties (`Properties.GetAll`); a device BlueZ no longer has is forgotten.
+    private func refreshDevice(_ path: String) async {
+        do {
+            let reply = try await call(
+                path, BlueZInterface.properties, "GetAll", [.string(BlueZInterface.device)], timeout: .seconds(5))
+            guard let properties = reply.first?.stringKeyedDictionary?.mapValues(\.unwrappingVariant) else { return }
+            let device = DeviceInfo(path: path, properties: properties)
+            state.withLock { state in
+                if state.devices[path] != nil { state.devices[path] = device }
+            }
+        } catch {
+            let gone: Bool
+            switch error {
+            case .doesNotExist: gone = true
+            case .bus(.errorReply(let name, _)):
+                gone = name == DBusError.Names.unknownObject || name == DBusError.Names.unknownMethod
+            default: gone = false  // A busy bus: the next poll tries again.
+            }
+            if gone { state.withLock { _ = $0.devices.removeValue(forKey: path) } }
+        }
+    }
+
+    /// Gives up a connection attempt in BlueZ too, so that the next one starts clean.
+    private func cancelConnection(_ path: String) async {
+        _ = try? await call(path, BlueZInterface.device, "Disconnect", timeout: .seconds(5))
+    }
+
+    private func seconds(_ duration: Duration) -> String {
+        let tenths = Int((duration / .milliseconds(100)).rounded())
+        return "\(tenths / 10).\(tenths % 10) s"
     }
 
     private func remaining(until deadline: ContinuousClock.Instant) -> Duration {

@@ -1,3 +1,4 @@
+public import BlueZ
 public import DFUController
 
 /// A device seen advertising during a scan.
@@ -39,12 +40,16 @@ public struct ScannedDevice: Sendable, Equatable {
 /// again, so a device that went away is never listed.
 public struct DFUScanner: Sendable {
     private let client: BlueZClient
+    private let restartInterval: Duration
 
     /// Creates a scanner.
     ///
-    /// - Parameter client: The BlueZ client.
-    public init(client: BlueZClient) {
+    /// - Parameters:
+    ///   - client: The BlueZ client.
+    ///   - restartInterval: How often discovery is stopped and started again during a scan.
+    public init(client: BlueZClient, restartInterval: Duration = .seconds(3)) {
         self.client = client
+        self.restartInterval = restartInterval
     }
 
     /// Scans for `duration` and returns the devices in the order they were first seen, one entry per address.
@@ -94,14 +99,23 @@ public struct DFUScanner: Sendable {
                 }
             }
             group.addTask {
-                try? await Task.sleep(for: duration)
+                // Discovery starts again every few seconds: a scan start may get a device's only advertisement,
+                // and the kernel may lose it (btvirt 5.66, testrig.md).
+                let end = ContinuousClock.now.advanced(by: duration)
+                while ContinuousClock.now < end {
+                    try? await Task.sleep(until: min(end, ContinuousClock.now.advanced(by: restartInterval)))
+                    guard !Task.isCancelled, ContinuousClock.now < end else { break }
+                    try? await client.stopDiscovery(on: adapter)
+                    try? await client.startDiscovery(on: adapter)
+                }
                 continuation.finish()
             }
             var reported: Set<String> = []
             for await device in sightings {
                 guard device.adapterPath == adapter.path, let scanned = ScannedDevice(device) else { continue }
                 guard includeAll || !scanned.services.isEmpty else { continue }
-                if let minimumRSSI, let rssi = scanned.rssi, rssi < Int(minimumRSSI) { continue }
+                // A device without a measured RSSI (none, or 127: "not available") never passes an RSSI filter.
+                if let minimumRSSI, (scanned.rssi ?? Int.min) < Int(minimumRSSI) { continue }
                 guard reported.insert(scanned.address.description).inserted else { continue }
                 onDevice(scanned)
             }

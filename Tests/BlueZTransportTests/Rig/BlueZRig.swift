@@ -1,4 +1,5 @@
 import BlueZTransport
+import DBus
 import Foundation
 import Synchronization
 import TestSupport
@@ -39,13 +40,33 @@ final class BlueZRig: Sendable {
         self.children = Mutex([bluezoo])
     }
 
+    /// What a real bluetoothd 5.66 on btvirt does that bluezoo does not (testrig.md, "Causes already traced on
+    /// Rung 2"); `Tests/Rig/bluezoo_rig.py --quirk NAME` models each.
+    enum Quirk: String, Sendable {
+        /// No `Connected = true` signal for the central's connection (ServicesResolved still comes).
+        case silentConnected = "silent-connected"
+        /// One advertising report per scan start, and the report of every odd-numbered start lost.
+        case oneReportPerScan = "one-report-per-scan"
+        /// RSSI 127 ("not available") for every device.
+        case rssiUnavailable = "rssi-unavailable"
+        /// A server application's WriteValue gets no "type" option.
+        case untypedServerWrites = "untyped-server-writes"
+        /// The first Connect of each device removes it (InterfacesRemoved) instead of connecting, then it is
+        /// found again on the next scan.
+        case removedWhileConnecting = "removed-while-connecting"
+        /// Connected and ServicesResolved become true without a signal (as if before the client subscribed).
+        case unsignalledServicesResolved = "unsignalled-services-resolved"
+    }
+
     /// Runs `body` with a fresh rig and always stops it afterwards.
     static func with<T>(
         poweredOn: Bool = true,
+        quirks: [Quirk] = [],
         _ body: (BlueZRig) async throws -> T
     ) async throws -> T {
         let bus = try PrivateBus.start()
         var bluezooArguments = [rigDirectory + "/bluezoo_rig.py", "--scan-interval", "1"]
+        for quirk in quirks { bluezooArguments += ["--quirk", quirk.rawValue] }
         if poweredOn { bluezooArguments.append("--auto-enable") }
         for address in adapterAddresses { bluezooArguments += ["-a", address] }
         let bluezoo: RigProcess

@@ -1,3 +1,4 @@
+public import DBus
 public import DFUController
 
 /// A Bluetooth adapter as BlueZ exports it (`org.bluez.Adapter1`).
@@ -45,7 +46,8 @@ public struct DeviceInfo: Sendable, Hashable {
     public var address: BluetoothAddress?
     /// The advertised name, if any.
     public var name: String?
-    /// The last received signal strength in dBm; BlueZ has none for a cached device not seen in this scan.
+    /// The last received signal strength in dBm; BlueZ has none for a cached device not seen in this scan, and 127
+    /// is HCI's "not available" (btvirt reports nothing else), kept as `nil`.
     public var rssi: Int?
     /// Advertised or discovered service UUIDs, uppercase.
     public var uuids: [String]
@@ -62,23 +64,36 @@ public struct DeviceInfo: Sendable, Hashable {
         adapterPath = properties["Adapter"]?.stringValue ?? ""
         address = properties["Address"]?.stringValue.flatMap { try? BluetoothAddress(parsing: $0) }
         name = properties["Name"]?.stringValue
-        rssi = properties["RSSI"]?.intValue
+        rssi = properties["RSSI"]?.intValue.flatMap(Self.measuredRSSI)
         uuids = (properties["UUIDs"]?.stringArrayValue ?? []).map { $0.uppercased() }
         isConnected = properties["Connected"]?.boolValue ?? false
         servicesResolved = properties["ServicesResolved"]?.boolValue ?? false
         isPaired = properties["Paired"]?.boolValue ?? false
+        if servicesResolved { isConnected = true }
     }
 
     /// The device with changed properties applied (from `PropertiesChanged`).
     public func updated(with changed: [String: DBusValue]) -> DeviceInfo {
         var copy = self
         if let value = changed["Name"]?.stringValue { copy.name = value }
-        if let value = changed["RSSI"]?.intValue { copy.rssi = value }
+        if let value = changed["RSSI"]?.intValue { copy.rssi = Self.measuredRSSI(value) }
         if let value = changed["UUIDs"]?.stringArrayValue { copy.uuids = value.map { $0.uppercased() } }
-        if let value = changed["Connected"]?.boolValue { copy.isConnected = value }
-        if let value = changed["ServicesResolved"]?.boolValue { copy.servicesResolved = value }
+        if let value = changed["Connected"]?.boolValue {
+            copy.isConnected = value
+            if !value { copy.servicesResolved = false }
+        }
+        // Services resolved imply a link: bluetoothd 5.66 often signals no Connected=true (testrig.md).
+        if let value = changed["ServicesResolved"]?.boolValue {
+            copy.servicesResolved = value
+            if value { copy.isConnected = true }
+        }
         if let value = changed["Paired"]?.boolValue { copy.isPaired = value }
         return copy
+    }
+
+    /// A reported RSSI, or `nil` for 127, HCI's "RSSI not available".
+    static func measuredRSSI(_ value: Int) -> Int? {
+        value == 127 ? nil : value
     }
 }
 

@@ -1,3 +1,5 @@
+public import DBus
+
 /// What went wrong talking to BlueZ, in BlueZ's own vocabulary (style.md §15).
 ///
 /// The first cases are the ones a user fixes outside the tool (exit 69 in the CLI); the `org.bluez.Error.*` cases

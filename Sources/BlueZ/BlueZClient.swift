@@ -1,3 +1,5 @@
+public import DBus
+
 /// BlueZ's object tree over a ``BusConnection``: adapters, devices, discovery and their signals.
 ///
 /// Every failure is a ``BlueZError``: an absent BlueZ, a refusing bus policy and BlueZ's own `org.bluez.Error.*`
