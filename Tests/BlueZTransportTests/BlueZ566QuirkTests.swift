@@ -131,6 +131,19 @@ struct BlueZ566QuirkTests {
         }
     }
 
+    @Test("a catalog id without --dfu reaches a legacy simulate as a legacy init packet (the 'init write of 3 bytes')")
+    func legacyCatalogImage() async throws {
+        try await BlueZRig.with(quirks: [.untypedServerWrites, .silentConnected]) { rig in
+            let images = try TemporaryDirectory()
+            let simulator = try await rig.startSimulate(
+                ["--adapter", "hci1", "--kind", "legacy", "--save-images", images.path])
+            let result = Self.run("upload", ["--target", Self.peripheral, "blinky-pca10028"], rig: rig)
+            #expect(result.status == 0, "\(result.stderrText)\nsimulate:\n\(simulator.log)")
+            let expected = Array(try Data(contentsOf: URL(fileURLWithPath: Self.firmware + "/blinky-pca10028.bin")))
+            #expect(Self.saved(images) == expected)
+        }
+    }
+
     @Test("--timeout bounds the wait for an ATT write response, and the message gives that figure")
     func timeoutBoundsWriteResponse() async throws {
         try await BlueZRig.with { rig in
