@@ -282,16 +282,7 @@ final class FleetRenderer: Sendable {
     }
 
     private func progress(_ device: DeviceState, _ report: DFUProgressReport) -> JSONValue {
-        object(
-            "progress", device,
-            [
-                "part": .int(report.part), "parts": .int(report.partCount),
-                "phase": .string(report.phase.description),
-                "bytes_sent": .int(report.bytesSent), "bytes_confirmed": .int(report.bytesConfirmed),
-                "total_bytes": .int(report.totalBytes),
-                "bytes_per_second": .optional(report.bytesPerSecond) { .int(Int($0.rounded())) },
-                "eta_ms": .optional(report.estimatedRemaining) { .int($0.milliseconds) },
-            ])
+        object("progress", device, report.jsonMembers)
     }
 
     /// An event object about one device: `schema`, `event`, `device`, `name` and `adapter` plus `members`.

@@ -96,16 +96,7 @@ final class UploadRenderer {
         switch mode {
         case .json:
             Console.json(
-                event(
-                    "progress",
-                    [
-                        "part": .int(report.part), "parts": .int(report.partCount),
-                        "phase": .string(report.phase.description),
-                        "bytes_sent": .int(report.bytesSent), "bytes_confirmed": .int(report.bytesConfirmed),
-                        "total_bytes": .int(report.totalBytes),
-                        "bytes_per_second": .optional(report.bytesPerSecond) { .int(Int($0.rounded())) },
-                        "eta_ms": .optional(report.estimatedRemaining) { .int($0.milliseconds) },
-                    ]))
+                event("progress", report.jsonMembers))
         case .terminal:
             draw(report)
         case .lines, .quiet:
@@ -211,4 +202,16 @@ extension Duration {
 enum ANSI {
     /// Erase to the end of the line.
     static let clearLine = "\u{1B}[K"
+}
+
+extension DFUProgressReport {
+    /// The members of a `progress` event (one upload's, or one device's in a fleet).
+    var jsonMembers: [String: JSONValue] {
+        [
+            "part": .int(part), "parts": .int(partCount), "phase": .string(phase.description),
+            "bytes_sent": .int(bytesSent), "bytes_confirmed": .int(bytesConfirmed), "total_bytes": .int(totalBytes),
+            "bytes_per_second": .optional(bytesPerSecond) { .int(Int($0.rounded())) },
+            "eta_ms": .optional(estimatedRemaining) { .int($0.milliseconds) },
+        ]
+    }
 }
