@@ -111,8 +111,21 @@ public struct DFUScanner: Sendable {
                 continuation.finish()
             }
             var reported: Set<String> = []
+            var forgotten: Set<String> = []
             for await device in sightings {
                 guard device.adapterPath == adapter.path, let scanned = ScannedDevice(device) else { continue }
+                if !includeAll, scanned.services.isEmpty, initial[device.path] != nil, !device.isPaired,
+                    !device.isConnected, forgotten.insert(device.path).inserted
+                {
+                    // BlueZ saw it advertise a DFU service (the discovery filter asks for nothing else), but an
+                    // object BlueZ kept from an earlier connection shows that connection's services as its UUIDs
+                    // (bluetoothd 5.66, found on the real-bluetoothd tier). Forgotten, the device comes back at the
+                    // next discovery start as a new object with the UUIDs it advertises now.
+                    _ = try? await client.call(
+                        path: adapter.path, interface: BlueZInterface.adapter, member: "RemoveDevice",
+                        arguments: [.objectPath(device.path)])
+                    continue
+                }
                 guard includeAll || !scanned.services.isEmpty else { continue }
                 // A device without a measured RSSI (none, or 127: "not available") never passes an RSSI filter.
                 if let minimumRSSI, (scanned.rssi ?? Int.min) < Int(minimumRSSI) { continue }
