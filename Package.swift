@@ -33,6 +33,8 @@ let package = Package(
                 "DFUSigning",
                 "BlueZTransport",
                 "SimulatedPeripheral",
+                "SerialDFU",
+                "SerialSimulator",
             ],
             swiftSettings: strictSwift6
         ),
@@ -74,6 +76,13 @@ let package = Package(
         .target(
             name: "SimulatedPeripheral",
             dependencies: ["BlueZTransport", "DFUSimulator", "DFUController"],
+            swiftSettings: strictSwift6
+        ),
+        .target(
+            name: "SerialDFU", dependencies: ["DFUController", "DFUTargetAdapter"], swiftSettings: strictSwift6),
+        .target(
+            name: "SerialSimulator",
+            dependencies: ["SerialDFU", "DFUSimulator", "DFUController"],
             swiftSettings: strictSwift6
         ),
         .executableTarget(
@@ -126,6 +135,8 @@ let package = Package(
             ],
             swiftSettings: strictSwift6
         ),
+        .testTarget(
+            name: "SerialDFUTests", dependencies: ["SerialDFU", "TestSupport"], swiftSettings: strictSwift6),
         .testTarget(
             name: "CLITests",
             dependencies: ["TestSupport", "Checksums"],

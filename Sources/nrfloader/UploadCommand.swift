@@ -38,6 +38,7 @@ struct UploadCommand: AsyncParsableCommand {
     @Flag(help: "Use D-Bus WriteValue/StartNotify only, not BlueZ's AcquireWrite/AcquireNotify sockets.")
     var noAcquire = false
 
+    @OptionGroup var serialOptions: SerialOptions
     @OptionGroup var initPacketOptions: InitPacketOptions
     @OptionGroup var engineOptions: EngineOptions
     @OptionGroup var simulatorOptions: SimulatorOptions
@@ -45,8 +46,12 @@ struct UploadCommand: AsyncParsableCommand {
     @OptionGroup var outputOptions: OutputOptions
 
     func validate() throws {
+        if serialOptions.port != nil {
+            guard target == nil, name == nil else { throw ValidationError("--port excludes --target and --name") }
+            return
+        }
         switch (target, name) {
-        case (nil, nil): throw ValidationError("give the device with --target ADDRESS or --name NAME")
+        case (nil, nil): throw ValidationError("give the device with --target ADDRESS, --name NAME or --port PATH")
         case (.some, .some): throw ValidationError("--target and --name exclude each other")
         case (let target?, nil):
             if try simulatedKind() == nil {
@@ -71,6 +76,7 @@ struct UploadCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let port = serialOptions.port { return try await runSerial(serialOptions, port: port) }
         if let kind = try simulatedKind() {
             try await runSimulated(kind)
         } else {
@@ -151,12 +157,12 @@ struct UploadCommand: AsyncParsableCommand {
     }
 
     /// Runs the engine over `transport`, rendering progress; Ctrl-C cancels it cleanly.
-    private func upload<Transport: GATTTransport>(
+    func upload<Transport: GATTTransport>(
         _ firmware: FirmwareInput, to address: BluetoothAddress, named targetName: String, over transport: Transport,
-        describeLink: (@Sendable () -> String)? = nil
+        configuration: DFUConfiguration? = nil, describeLink: (@Sendable () -> String)? = nil
     ) async throws {
         let controller = DFUController(
-            firmware: firmware.firmware, target: address, configuration: engineOptions.configuration)
+            firmware: firmware.firmware, target: address, configuration: configuration ?? engineOptions.configuration)
         let mode: UploadRenderer.Mode =
             outputOptions.json
             ? .json
@@ -187,7 +193,7 @@ struct UploadCommand: AsyncParsableCommand {
         if case .failed(let failure) = await upload.value { throw failure }
     }
 
-    private func loadInput(defaultProtocol: FirmwareInput.ProtocolFamily?) throws -> FirmwareInput {
+    func loadInput(defaultProtocol: FirmwareInput.ProtocolFamily?) throws -> FirmwareInput {
         let options = try initPacketOptions.generationOptions(defaultProtocol: defaultProtocol)
         let isFile = input == "-" || FileManager.default.fileExists(atPath: input)
         guard isFile else {
