@@ -14,7 +14,7 @@ struct NRFLoader: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             ListCommand.self, InfoCommand.self, ConvertCommand.self, ScanCommand.self, UploadCommand.self,
-            SimulateCommand.self,
+            SimulateCommand.self, SimulateSerialCommand.self,
         ]
     )
 
