@@ -114,7 +114,8 @@ public final class SerialDFUTransport: GATTTransport {
             }
             try send([SerialOpcode.ping, id], on: port)
             let waitEnd = min(deadline, clock.now.advanced(by: options.pingInterval))
-            answered = try await awaitResponse(to: SerialOpcode.ping, on: port, until: waitEnd).map { $0 == [id] }
+            answered =
+                try await awaitResponse(to: SerialOpcode.ping, on: port, until: waitEnd).map { $0 == [id] }
                 ?? false
         }
         try send([SerialOpcode.getMTU], on: port)
@@ -226,8 +227,9 @@ public final class SerialDFUTransport: GATTTransport {
         }
     }
 
-    /// Waits for the response to `opcode` during connect; other frames are dropped. Returns its payload after the
-    /// result byte, `nil` at the deadline.
+    /// Waits for the response to `opcode` during connect, dropping other frames.
+    ///
+    /// Returns the payload after the result byte, `nil` at the deadline.
     private func awaitResponse(to opcode: UInt8, on port: SerialPort, until deadline: ContinuousClock.Instant)
         async throws(GATTTransportError) -> [UInt8]?
     {

@@ -22,6 +22,7 @@ public final class PseudoTerminalBootloader<Model: SerialBootloaderModel> {
     ///   - bootloader: The device.
     ///   - linkPath: A symlink to create (replacing an older symlink there), or `nil`.
     ///   - paceBaudRate: Read no faster than this line rate (10 bits a byte), as a UART would deliver.
+    /// - Throws: ``PseudoTerminalError`` naming the call that failed.
     public init(bootloader: Model, linkPath: String?, paceBaudRate: Int?) throws(PseudoTerminalError) {
         // /dev/ptmx and its two ioctls: what posix_openpt, unlockpt and ptsname do (Glibc's Swift module hides
         // those behind _XOPEN_SOURCE). The request numbers are the generic Linux ones (asm-generic/ioctls.h).
@@ -84,7 +85,8 @@ public final class PseudoTerminalBootloader<Model: SerialBootloaderModel> {
             var wait = Duration.milliseconds(50)
             if let next = bootloader.nextEventTime { wait = max(.zero, min(wait, next - now)) }
             var poller = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
-            let milliseconds = Int32(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000)
+            let milliseconds = Int32(
+                wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000)
             let ready = poll(&poller, 1, max(1, milliseconds))
             var output = bootloader.advance(to: elapsed)
             if ready > 0 && poller.revents & Int16(POLLIN) != 0 {

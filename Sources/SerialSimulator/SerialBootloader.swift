@@ -108,7 +108,8 @@ public struct SerialBootloader: SerialBootloaderModel {
             output.bytes += translate(
                 device.write(role: .securePacket, bytes: Array(frame.dropFirst()), withResponse: false, at: time))
         default:
-            output.bytes += translate(device.write(role: .secureControlPoint, bytes: frame, withResponse: true, at: time))
+            output.bytes += translate(
+                device.write(role: .secureControlPoint, bytes: frame, withResponse: true, at: time))
         }
     }
 

@@ -3,7 +3,8 @@ import SerialDFU
 
 /// `upload --port`: DFU over a serial port instead of Bluetooth.
 struct SerialOptions: ParsableArguments {
-    @Option(help: "Update over this serial port (/dev/ttyACM0), or 'auto' for the only Nordic/Adafruit port plugged in.")
+    @Option(
+        help: "Update over this serial port (/dev/ttyACM0), or 'auto' for the only Nordic/Adafruit port plugged in.")
     var port: String?
 
     @Option(help: "Serial line speed (default 115200; USB CDC bootloaders ignore it).")
@@ -18,6 +19,8 @@ struct SerialOptions: ParsableArguments {
     func validate() throws {
         if baud < 1 { throw ValidationError("--baud must be positive") }
         if port == nil, touch != nil { throw ValidationError("--touch needs --port") }
-        if port == nil, baud != 115_200 || flowControl { throw ValidationError("--baud and --flow-control need --port") }
+        if port == nil, baud != 115_200 || flowControl {
+            throw ValidationError("--baud and --flow-control need --port")
+        }
     }
 }

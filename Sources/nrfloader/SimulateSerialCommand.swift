@@ -65,7 +65,8 @@ struct SimulateSerialCommand: ParsableCommand {
         _ = try lineFaults()
     }
 
-    private func lineFaults() throws -> (secure: SerialBootloader.LineFaults, legacy: LegacySerialBootloader.LineFaults) {
+    private func lineFaults() throws -> (secure: SerialBootloader.LineFaults, legacy: LegacySerialBootloader.LineFaults)
+    {
         var secure = SerialBootloader.LineFaults()
         var legacy = LegacySerialBootloader.LineFaults()
         func count(_ text: String, after prefix: String) throws -> Int {
@@ -105,13 +106,15 @@ struct SimulateSerialCommand: ParsableCommand {
                 .secure, secure: secure, legacySoftDevice: nil, faults: plan)
             configuration.flash = flash.timing(pageSize: configuration.flash.pageSize)
             try serve(
-                SerialBootloader(device: SimulatedDevice(configuration: configuration), mtu: mtu, faults: faults.secure))
+                SerialBootloader(device: SimulatedDevice(configuration: configuration), mtu: mtu, faults: faults.secure)
+            )
         case .legacy:
             var configuration = SimulatorOptions.configuration(
                 .legacy, secure: SecureBootloaderOptions(), legacySoftDevice: softDevice.map { UInt16($0.value) },
                 faults: plan)
             configuration.flash = flash.timing(pageSize: configuration.flash.pageSize)
-            try serve(LegacySerialBootloader(device: SimulatedDevice(configuration: configuration), faults: faults.legacy))
+            try serve(
+                LegacySerialBootloader(device: SimulatedDevice(configuration: configuration), faults: faults.legacy))
         }
     }
 
@@ -127,7 +130,9 @@ struct SimulateSerialCommand: ParsableCommand {
             let state = terminal.state
             var lines = state.transcript
             if let first = state.firstFrameTime, let last = state.lastActivationTime {
-                lines.append("# timing: \(state.hostBytes) host wire bytes, \((last - first).milliseconds) ms from first byte to last activation")
+                lines.append(
+                    "# timing: \(state.hostBytes) host wire bytes, \((last - first).milliseconds) ms from first byte to last activation"
+                )
             }
             let output = try OutputFile(path: transcript)
             try output.write(Array(lines.map { $0 + "\n" }.joined().utf8))

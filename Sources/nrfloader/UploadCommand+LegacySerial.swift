@@ -11,7 +11,9 @@ extension UploadCommand {
         async throws
     {
         if let rate = serial.touch {
-            do { try SerialDFUTransport.touch(path: path, baudRate: rate) } catch { throw Self.legacyFailure(.port(error)) }
+            do { try SerialDFUTransport.touch(path: path, baudRate: rate) } catch {
+                throw Self.legacyFailure(.port(error))
+            }
             // Adafruit's bootloader needs a moment to come up after the touch (adafruit-nrfutil waits 1.5 s).
             try? await Task.sleep(for: .milliseconds(1500))
         }
@@ -44,7 +46,8 @@ extension UploadCommand {
                     lastPercent = percent
                     if json {
                         Console.json(
-                            event("progress", ["part": .int(part), "bytes_sent": .int(sent), "bytes_total": .int(total)]))
+                            event(
+                                "progress", ["part": .int(part), "bytes_sent": .int(sent), "bytes_total": .int(total)]))
                     } else if !quiet {
                         Console.note("part \(part)/\(parts.count): \(sent)/\(total) bytes acknowledged")
                     }
@@ -61,7 +64,9 @@ extension UploadCommand {
             let error = Self.legacyFailure(failure)
             if json {
                 Console.json(
-                    event("error", ["message": .string("\(error)"), "exit_status": .int(Int(ExitStatus(for: error).rawValue))]))
+                    event(
+                        "error",
+                        ["message": .string("\(error)"), "exit_status": .int(Int(ExitStatus(for: error).rawValue))]))
             }
             throw error
         }
@@ -91,7 +96,8 @@ extension UploadCommand {
         case .port: kind = .unavailable
         case .protocolFailure(.noAnswer):
             return UploadFailure(
-                error: .transport(TransportFailure(operation: .connect, kind: .deviceNotFound, cause: failure.description)),
+                error: .transport(
+                    TransportFailure(operation: .connect, kind: .deviceNotFound, cause: failure.description)),
                 deviceWasReached: false)
         case .vanished: kind = .linkLost
         case .protocolFailure: kind = .timedOut

@@ -71,7 +71,8 @@ extension UploadCommand {
                 deviceWasReached: false)
         default:
             let paths = candidates.map(\.path).joined(separator: ", ")
-            throw ValidationError("--port auto: \(candidates.count) candidate ports (\(paths)): give one with --port PATH")
+            throw ValidationError(
+                "--port auto: \(candidates.count) candidate ports (\(paths)): give one with --port PATH")
         }
     }
 

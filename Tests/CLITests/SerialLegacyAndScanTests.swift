@@ -14,10 +14,10 @@ private let firmware = TestPaths.repositoryRoot.appendingPathComponent("Resource
         "legacy serial DFU (HCI packets): an Adafruit package and a hex with --dfu legacy reach the simulated bootloader",
         arguments: [
             ["\(packages)/adafruit-blinky-dfu05.zip"],
-            ["\(firmware)/blinky-pca10040.hex", "--dfu", "legacy", "--sd-req", "0x0088"],
+            ["\(firmware)/blinky-pca10040.hex", "--dfu", "legacy", "--sd-req", "0x0101"],
         ])
     func inputs(input: [String]) throws {
-        let simulator = try SerialSimulator(["--protocol", "legacy", "--exit-after", "1", "--sd-id", "0x0088"])
+        let simulator = try SerialSimulator(["--protocol", "legacy", "--exit-after", "1", "--sd-id", "0x0101"])
         let result = nrfloader(["upload", "--port", simulator.port, "-q"] + input)
         let served = simulator.stop(signal: result.status != 0)
         #expect(result.status == 0, "\(result.stderrText)")
@@ -31,19 +31,20 @@ private let firmware = TestPaths.repositoryRoot.appendingPathComponent("Resource
     @Test("a lost acknowledgement makes the host resend the same packet, which the device does not apply twice")
     func resend() throws {
         let simulator = try SerialSimulator([
-            "--protocol", "legacy", "--exit-after", "1", "--sd-id", "0x0088", "--serial-fault", "drop-ack@3",
+            "--protocol", "legacy", "--exit-after", "1", "--sd-id", "0x0101", "--serial-fault", "drop-ack@3",
         ])
         let result = nrfloader(["upload", "--port", simulator.port, "-q", "\(packages)/adafruit-blinky-dfu05.zip"])
         _ = simulator.stop(signal: result.status != 0)
         #expect(result.status == 0, "\(result.stderrText)")
         let host = try String(contentsOfFile: simulator.transcript, encoding: .utf8).split(separator: "\n")
             .filter { $0.hasPrefix("> ") }
-        // start, init, data 1 (sent twice), data 2, stop.
-        #expect(host.count == 5)
+        // start, init, data 1 (sent twice: its acknowledgement was the third), data 2, stop.
+        try #require(host.count == 6)
         #expect(host[2] == host[3])
     }
 
-    @Test("a legacy device that acknowledges nothing is unavailable (69); one that vanishes is a temporary failure (75)")
+    @Test(
+        "a legacy device that acknowledges nothing is unavailable (69); one that vanishes is a temporary failure (75)")
     func faults() throws {
         var simulator = try SerialSimulator(["--protocol", "legacy", "--serial-fault", "mute"])
         var result = nrfloader([
@@ -53,7 +54,7 @@ private let firmware = TestPaths.repositoryRoot.appendingPathComponent("Resource
         #expect(result.status == 69, "\(result.stderrText)")
         #expect(result.stderrText.contains("acknowledged none of 3 start packets"))
 
-        simulator = try SerialSimulator(["--protocol", "legacy", "--serial-fault", "vanish@1", "--sd-id", "0x0088"])
+        simulator = try SerialSimulator(["--protocol", "legacy", "--serial-fault", "vanish@1", "--sd-id", "0x0101"])
         result = nrfloader([
             "upload", "--port", simulator.port, "-q", "--timeout", "1", "\(packages)/adafruit-blinky-dfu05.zip",
         ])
@@ -71,16 +72,22 @@ private func describedSysfs() throws -> TemporaryDirectory {
         var interface = usbDirectory + "/\(usb):1.0"
         if interfaceDepth == 2 { interface += "/\(tty)" }
         try manager.createDirectory(atPath: interface, withIntermediateDirectories: true)
-        for (name, value) in files { try root.write("devices/pci0000:00/usb1/\(usb)/\(name)", Array((value + "\n").utf8)) }
+        for (name, value) in files {
+            try root.write("devices/pci0000:00/usb1/\(usb)/\(name)", Array((value + "\n").utf8))
+        }
         try manager.createDirectory(atPath: root.file("class/tty/\(tty)"), withIntermediateDirectories: true)
         try manager.createSymbolicLink(atPath: root.file("class/tty/\(tty)/device"), withDestinationPath: interface)
     }
-    try device("ttyACM0", "1-1", interfaceDepth: 1, [
-        "idVendor": "1915", "idProduct": "521f", "serial": "C5A1B2C3D4E5", "product": "Open DFU Bootloader",
-    ])
-    try device("ttyACM1", "1-2", interfaceDepth: 1, [
-        "idVendor": "239a", "idProduct": "8029", "serial": "F00D\u{1B}[31m", "product": "Feather nRF52840 Express",
-    ])
+    try device(
+        "ttyACM0", "1-1", interfaceDepth: 1,
+        [
+            "idVendor": "1915", "idProduct": "521f", "serial": "C5A1B2C3D4E5", "product": "Open DFU Bootloader",
+        ])
+    try device(
+        "ttyACM1", "1-2", interfaceDepth: 1,
+        [
+            "idVendor": "239a", "idProduct": "8029", "serial": "F00D\u{1B}[31m", "product": "Feather nRF52840 Express",
+        ])
     try device("ttyUSB0", "1-3", interfaceDepth: 2, ["idVendor": "0403", "idProduct": "6001", "product": "FT232R"])
     try manager.createDirectory(atPath: root.file("class/tty/ttyS0"), withIntermediateDirectories: true)
     return root
@@ -95,8 +102,8 @@ private func describedSysfs() throws -> TemporaryDirectory {
         #expect(result.status == 0, "\(result.stderrText)")
         #expect(
             result.stdoutText == """
-                PORT          USB ID     KIND               SERIAL           PRODUCT
-                /dev/ttyACM0  1915:521f  nordic-bootloader  C5A1B2C3D4E5     Open DFU Bootloader
+                PORT          USB ID     KIND               SERIAL        PRODUCT
+                /dev/ttyACM0  1915:521f  nordic-bootloader  C5A1B2C3D4E5  Open DFU Bootloader
                 /dev/ttyACM1  239a:8029  adafruit           F00D\\x1b[31m  Feather nRF52840 Express
 
                 """)
@@ -115,5 +122,23 @@ private func describedSysfs() throws -> TemporaryDirectory {
             lines.first
                 == #"{"kind":"nordic-bootloader","path":"/dev/ttyACM0","product":"Open DFU Bootloader","product_id":"521f","schema":1,"serial_number":"C5A1B2C3D4E5","vendor_id":"1915"}"#
         )
+    }
+
+    @Test("upload --port auto refuses to guess between two ports (64) and finds none on an empty bus (69)")
+    func auto() throws {
+        let sysfs = try describedSysfs()
+        var result = ProcessRunner().run(
+            TestPaths.nrfloader, ["upload", "--port", "auto", "blinky-pca10056"],
+            environment: ["NRFLOADER_SYSFS": sysfs.path])
+        #expect(result.status == 64)
+        #expect(
+            result.stderrText.hasPrefix(
+                "Error: --port auto: 2 candidate ports (/dev/ttyACM0, /dev/ttyACM1): give one with --port PATH\n"))
+        let empty = try TemporaryDirectory()
+        result = ProcessRunner().run(
+            TestPaths.nrfloader, ["upload", "--port", "auto", "blinky-pca10056"],
+            environment: ["NRFLOADER_SYSFS": empty.path])
+        #expect(result.status == 69)
+        #expect(result.stderrText.contains("--port auto: no Nordic or Adafruit USB serial port found"))
     }
 }

@@ -42,7 +42,10 @@ struct SerialSimulator {
     @Test(
         "Secure DFU over a serial port: every kind of input is confirmed by the simulated bootloader",
         arguments: [
-            (["blinky-pca10056", "--sim-sd", "0x0100"], "part 1/1: application confirmed by the device: 640 bytes, CRC-32 0xC17B64CF\n"),
+            (
+                ["blinky-pca10056", "--sim-sd", "0x0100"],
+                "part 1/1: application confirmed by the device: 640 bytes, CRC-32 0xC17B64CF\n"
+            ),
             (
                 ["\(firmware)/blinky-pca10040.hex", "--sd-req", "0x0101"],
                 "part 1/1: application confirmed by the device: 604 bytes, CRC-32 0xA4B30F4B\n"
@@ -61,7 +64,8 @@ struct SerialSimulator {
         // nRF52840 blinky, S132 7.2.0 (0x0101) for the others.
         let softDevice = input.contains("--sim-sd") ? "0x0100" : "0x0101"
         let simulator = try SerialSimulator(["--exit-after", "1", "--sd-id", softDevice])
-        let result = nrfloader(["upload", "--port", simulator.port, "-q"] + input.filter { $0 != "--sim-sd" && $0 != "0x0100" })
+        let result = nrfloader(
+            ["upload", "--port", simulator.port, "-q"] + input.filter { $0 != "--sim-sd" && $0 != "0x0100" })
         let served = simulator.stop(signal: result.status != 0)
         #expect(result.status == 0, "\(result.stderrText)")
         #expect(result.stdoutText == confirmation)
@@ -87,7 +91,7 @@ struct SerialSimulator {
         #expect(served.stderrText == "simulate-serial: 2 activation(s)\n")
     }
 
-    @Test("the host's frames are SLIP with no leading END: ping, prn, mtu, then select/create/write/crc/execute")
+    @Test("the host's frames: ping, get mtu, then select/create/write/crc/execute with 64-byte write object frames")
     func transcript() throws {
         let simulator = try SerialSimulator(["--exit-after", "1", "--sd-id", "0x0101"])
         let result = nrfloader([
@@ -97,11 +101,13 @@ struct SerialSimulator {
         #expect(result.status == 0, "\(result.stderrText)")
         let lines = try String(contentsOfFile: simulator.transcript, encoding: .utf8).split(separator: "\n")
         let host = lines.filter { $0.hasPrefix("> ") }.map { String($0.dropFirst(2)) }
-        #expect(host.prefix(3) == ["0901", "020000", "07"])
+        #expect(host.prefix(3) == ["0901", "07", "0601"])
         #expect(host.contains("0601"))
         #expect(host.last == "04")
         // 604 bytes in 64-byte Write Object frames: 9 full and one of 28.
-        #expect(host.filter { $0.hasPrefix("08") }.map { ($0.count - 2) / 2 }.suffix(10) == Array(repeating: 64, count: 9) + [28])
+        #expect(
+            host.filter { $0.hasPrefix("08") }.map { ($0.count - 2) / 2 }.suffix(10) == Array(repeating: 64, count: 9)
+                + [28])
     }
 
     @Test("garbage and damaged SLIP frames between the responses are ignored")
@@ -164,8 +170,10 @@ struct SerialSimulator {
             let setpriv = try #require(TestPaths.which("setpriv"), "setpriv (util-linux) is needed as root")
             let result = ProcessRunner().run(
                 setpriv,
-                ["--reuid=65534", "--regid=65534", "--clear-groups", TestPaths.nrfloader, "upload", "--port", slave,
-                 "blinky-pca10056"])
+                [
+                    "--reuid=65534", "--regid=65534", "--clear-groups", TestPaths.nrfloader, "upload", "--port", slave,
+                    "blinky-pca10056",
+                ])
             #expect(result.status == 69, "\(result.stderrText)")
             #expect(result.stderrText.contains("permission denied (add yourself to the dialout group"))
         } else {
@@ -174,5 +182,41 @@ struct SerialSimulator {
             #expect(result.status == 69, "\(result.stderrText)")
             #expect(result.stderrText.contains("dialout group"))
         }
+    }
+}
+
+/// The frames of a committed transcript (`> ` from the host, `< ` from the device), comments dropped.
+private func frames(_ path: String, from prefixes: Set<Character> = [">", "<"]) throws -> [String] {
+    try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        .filter { $0.first.map(prefixes.contains) ?? false }.map(String.init)
+}
+
+@Suite(.serialized) struct SerialReferenceTests {
+    private let references = TestPaths.repositoryRoot.appendingPathComponent("Tests/Data/serial").path
+
+    @Test("Secure serial: every frame but the PRN is byte for byte what nrfutil 6.1.7 sent for the same package")
+    func nrfutil() throws {
+        let simulator = try SerialSimulator(["--exit-after", "1", "--sd-id", "0x0101"])
+        let result = nrfloader(["upload", "--port", simulator.port, "-q", "\(packages)/nrfutil617-blinky-signed.zip"])
+        _ = simulator.stop(signal: result.status != 0)
+        #expect(result.status == 0, "\(result.stderrText)")
+        let reference = try frames("\(references)/nrfutil617-dfu-serial-blinky-signed.txt")
+        let ours = try frames(simulator.transcript)
+        // nrfutil sets PRN 0 once at open; the engine turns PRN off around the init packet and sets the requested
+        // value (0 over serial) before the data, as Nordic's mobile libraries do. Everything else is identical.
+        let prn: Set<String> = ["> 020000", "< 600201"]
+        #expect(ours.filter { !prn.contains($0) } == reference.filter { !prn.contains($0) })
+        #expect(reference.filter { $0 == "> 020000" }.count == 1)
+    }
+
+    @Test("legacy serial: every HCI packet and acknowledgement is byte for byte what adafruit-nrfutil sent")
+    func adafruit() throws {
+        let simulator = try SerialSimulator(["--protocol", "legacy", "--exit-after", "1", "--sd-id", "0x0101"])
+        let result = nrfloader(["upload", "--port", simulator.port, "-q", "\(packages)/adafruit-blinky-dfu05.zip"])
+        _ = simulator.stop(signal: result.status != 0)
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(
+            try frames(simulator.transcript)
+                == frames("\(references)/adafruit-nrfutil-dfu-serial-blinky-dfu05.txt"))
     }
 }

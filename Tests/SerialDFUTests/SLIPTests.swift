@@ -12,7 +12,9 @@ import Testing
 
     @Test("a decoder fed byte by byte returns every frame of any content", arguments: [1, 2, 3, 7, 64])
     func roundTrip(slice: Int) {
-        let frames: [[UInt8]] = [[0x60, 0x09, 0x01, 0xC0], [0xDB], Array(0...255).map(UInt8.init), [0x08, 0xDB, 0xDC]]
+        let frames: [[UInt8]] = [
+            [0x60, 0x09, 0x01, 0xC0], [0xDB], Array(0...255).map(UInt8.init), [0x08, 0xDB, 0xDC],
+        ]
         let wire = frames.flatMap(SLIP.encode)
         var decoder = SLIPDecoder()
         var decoded: [[UInt8]] = []

@@ -75,8 +75,10 @@ struct SerialPort: Sendable {
     /// Reads what is available, waiting up to `timeout` for the first byte.
     func read(timeout: Duration) throws(SerialPortError) -> ReadResult {
         var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        let milliseconds = max(0, Int32(clamping: timeout.components.seconds * 1000)
-            + Int32(clamping: timeout.components.attoseconds / 1_000_000_000_000_000))
+        let milliseconds = max(
+            0,
+            Int32(clamping: timeout.components.seconds * 1000)
+                + Int32(clamping: timeout.components.attoseconds / 1_000_000_000_000_000))
         let ready = poll(&poller, 1, milliseconds)
         if ready < 0 {
             if errno == EINTR { return .timedOut }

@@ -106,7 +106,7 @@ public struct LegacySerialDFU: Sendable {
         guard case .awaitingAcknowledgement(let index, let attempt) = stage else { return [] }
         // Noise and damaged packets are not acknowledgements; the timer still runs.
         guard let packet = HCIPacket(frame: frame), packet.type == HCIPacket.acknowledgementType else { return [] }
-        guard packet.acknowledgement == (sequence + 1) & 7 else {
+        guard packet.acknowledgement == (sequence + 2) & 7 else {
             return resend(index, after: attempt, because: "acknowledgement \(packet.acknowledgement)")
         }
         sequence = (sequence + 1) & 7
