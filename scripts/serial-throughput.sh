@@ -23,7 +23,7 @@ trap '[ -n "$sim" ] && kill "$sim" 2>/dev/null; rm -rf "$dir"' EXIT
 # run TOOL BAUD -> prints "payload_bytes wire_bytes milliseconds"
 run() {
     rm -f "$dir/t.txt" "$dir/tty"
-    "$BIN" simulate-serial --port "$dir/tty" --pace-baud "$2" --exit-after 1 --transcript "$dir/t.txt" \
+    "$BIN" simulate-serial --port "$dir/tty" --pace-baud "$2" --exit-after 1 --transcript "$dir/t.txt" ${SIM_ARGS:---sd-id 0x0101} \
         >"$dir/sim.out" 2>"$dir/sim.err" &
     sim=$!
     for _ in $(seq 1 3000); do [ -L "$dir/tty" ] && break; sleep 0.01; done
