@@ -136,7 +136,8 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .testTarget(
-            name: "SerialDFUTests", dependencies: ["SerialDFU", "TestSupport"], swiftSettings: strictSwift6),
+            name: "SerialDFUTests", dependencies: ["SerialDFU", "DFUController", "TestSupport"],
+            swiftSettings: strictSwift6),
         .testTarget(
             name: "CLITests",
             dependencies: ["TestSupport", "Checksums"],

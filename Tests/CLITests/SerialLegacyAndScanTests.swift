@@ -11,9 +11,10 @@ private let firmware = TestPaths.repositoryRoot.appendingPathComponent("Resource
 
 @Suite(.serialized) struct SerialLegacyTests {
     @Test(
-        "legacy serial DFU (HCI packets): an Adafruit package and a hex with --dfu legacy reach the simulated bootloader",
+        "legacy serial DFU (HCI packets): an Adafruit package (also after --touch 1200) and a hex with --dfu legacy",
         arguments: [
             ["\(packages)/adafruit-blinky-dfu05.zip"],
+            ["\(packages)/adafruit-blinky-dfu05.zip", "--touch", "1200"],
             ["\(firmware)/blinky-pca10040.hex", "--dfu", "legacy", "--sd-req", "0x0101"],
         ])
     func inputs(input: [String]) throws {
