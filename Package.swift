@@ -38,6 +38,8 @@ let package = Package(
                 "DBus",
                 "SimulatedPeripheral",
                 "FleetUpload",
+                "SerialDFU",
+                "SerialSimulator",
             ],
             swiftSettings: strictSwift6
         ),
@@ -92,6 +94,13 @@ let package = Package(
         .target(
             name: "SimulatedPeripheral",
             dependencies: ["BlueZ", "DBus", "DFUSimulator", "DFUController"],
+            swiftSettings: strictSwift6
+        ),
+        .target(
+            name: "SerialDFU", dependencies: ["DFUController", "DFUTargetAdapter"], swiftSettings: strictSwift6),
+        .target(
+            name: "SerialSimulator",
+            dependencies: ["SerialDFU", "DFUSimulator", "DFUController"],
             swiftSettings: strictSwift6
         ),
         .executableTarget(
@@ -149,6 +158,9 @@ let package = Package(
             dependencies: ["TestSupport", "DFUPackage", "DFUSigning", "PackageBuilder"],
             swiftSettings: strictSwift6
         ),
+        .testTarget(
+            name: "SerialDFUTests", dependencies: ["SerialDFU", "DFUController", "TestSupport"],
+            swiftSettings: strictSwift6),
         .testTarget(
             name: "CLITests",
             dependencies: ["TestSupport", "Checksums"],

@@ -14,7 +14,7 @@ struct NRFLoader: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             ListCommand.self, InfoCommand.self, ConvertCommand.self, ScanCommand.self, UploadCommand.self,
-            SimulateCommand.self, PackageCommand.self, KeysCommand.self,
+            SimulateCommand.self, SimulateSerialCommand.self, PackageCommand.self, KeysCommand.self,
             SettingsCommand.self,
         ]
     )

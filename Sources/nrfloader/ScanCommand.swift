@@ -31,6 +31,9 @@ struct ScanCommand: AsyncParsableCommand {
     @Flag(help: "List every device, not only those advertising a DFU service.")
     var all = false
 
+    @Flag(help: "List Nordic and Adafruit USB serial ports (from sysfs) instead of scanning Bluetooth.")
+    var serial = false
+
     @OptionGroup var outputOptions: OutputOptions
 
     func validate() throws {
@@ -46,6 +49,7 @@ struct ScanCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if serial { return SerialScan.run(outputOptions) }
         let client = try await BlueZClient.connect()
         let chosen = try await client.adapter(named: adapter)
         let pattern = try name.map { try Regex($0) }

@@ -51,6 +51,7 @@ struct UploadCommand: AsyncParsableCommand {
     @Flag(help: "Use D-Bus WriteValue/StartNotify only, not BlueZ's AcquireWrite/AcquireNotify sockets.")
     var noAcquire = false
 
+    @OptionGroup var serialOptions: SerialOptions
     @OptionGroup var initPacketOptions: InitPacketOptions
     @OptionGroup var engineOptions: EngineOptions
     @OptionGroup var simulatorOptions: SimulatorOptions
@@ -59,9 +60,13 @@ struct UploadCommand: AsyncParsableCommand {
     @OptionGroup(title: "Several devices") var fleetOptions: FleetOptions
 
     func validate() throws {
+        if serialOptions.port != nil {
+            guard target == nil, name == nil else { throw ValidationError("--port excludes --target and --name") }
+            return
+        }
         if isFleet { return try validateFleet() }
         switch (target, name) {
-        case (nil, nil): throw ValidationError("give the device with --target ADDRESS or --name NAME")
+        case (nil, nil): throw ValidationError("give the device with --target ADDRESS, --name NAME or --port PATH")
         case (.some, .some): throw ValidationError("--target and --name exclude each other")
         case (let target?, nil):
             if try simulatedKind() == nil {
@@ -86,6 +91,7 @@ struct UploadCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let port = serialOptions.port { return try await runSerial(serialOptions, port: port) }
         if isFleet { return try await runFleet() }
         if let kind = try simulatedKind() {
             try await runSimulated(kind)
@@ -173,12 +179,12 @@ struct UploadCommand: AsyncParsableCommand {
     }
 
     /// Runs the engine over `transport`, rendering progress; Ctrl-C cancels it cleanly.
-    private func upload<Transport: GATTTransport>(
+    func upload<Transport: GATTTransport>(
         _ firmware: FirmwareInput, to address: BluetoothAddress, named targetName: String, over transport: Transport,
-        describeLink: (@Sendable () -> String)? = nil
+        configuration: DFUConfiguration? = nil, describeLink: (@Sendable () -> String)? = nil
     ) async throws {
         let controller = DFUController(
-            firmware: firmware.firmware, target: address, configuration: engineOptions.configuration)
+            firmware: firmware.firmware, target: address, configuration: configuration ?? engineOptions.configuration)
         let mode: UploadRenderer.Mode =
             outputOptions.json
             ? .json

@@ -177,7 +177,7 @@ private func jsonLines(_ result: ProcessResult) throws -> [[String: Any]] {
                 ["--target", "AA:BB:CC:DD:EE:FF", "--name", "DfuTarg", "blinky-pca10040"], 64,
                 "Error: --target and --name exclude each other\n"
             ),
-            (["blinky-pca10040"], 64, "Error: give the device with --target ADDRESS or --name NAME\n"),
+            (["blinky-pca10040"], 64, "Error: give the device with --target ADDRESS, --name NAME or --port PATH\n"),
             (
                 ["--target", "sim", "blinky-pca10040", "--sim-fault", "explode@1"], 64,
                 "Error: --sim-fault: fault 'explode@1': unknown fault 'explode'\n"

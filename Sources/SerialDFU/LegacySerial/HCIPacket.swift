@@ -1,0 +1,95 @@
+/// One packet of the three-wire UART (HCI) transport that SDK ≤ 11 serial bootloaders and Adafruit's nRF52
+/// bootloader speak (dfu-protocols.md §5.2): a 4-byte header, the payload, a CRC-16, SLIP-framed with an END on
+/// both sides.
+public struct HCIPacket: Sendable, Equatable {
+    /// The packet type of DFU data packets.
+    public static let vendorSpecificType: UInt8 = 14
+    /// The packet type of an acknowledgement (header only).
+    public static let acknowledgementType: UInt8 = 0
+
+    /// Sequence number, 0–7.
+    public var sequence: UInt8
+    /// The next sequence number the sender expects from its peer, 0–7.
+    public var acknowledgement: UInt8
+    /// Whether the packet must be acknowledged.
+    public var isReliable: Bool
+    /// The packet type.
+    public var type: UInt8
+    /// The payload.
+    public var payload: [UInt8]
+    /// Whether a CRC-16 follows the payload.
+    public var hasIntegrityCheck: Bool
+
+    /// A reliable DFU packet with a CRC, acknowledging `sequence + 1` as the Nordic and Adafruit hosts do.
+    public init(sequence: UInt8, payload: [UInt8]) {
+        self.sequence = sequence & 7
+        self.acknowledgement = (sequence + 1) & 7
+        self.isReliable = true
+        self.type = Self.vendorSpecificType
+        self.payload = payload
+        self.hasIntegrityCheck = true
+    }
+
+    /// An acknowledgement packet (what the bootloader sends back).
+    public init(acknowledging next: UInt8) {
+        sequence = 0
+        acknowledgement = next & 7
+        isReliable = false
+        type = Self.acknowledgementType
+        payload = []
+        hasIntegrityCheck = false
+    }
+
+    /// The header and payload (and CRC) before SLIP.
+    public var unframed: [UInt8] {
+        let length = payload.count
+        var bytes: [UInt8] = [
+            sequence | acknowledgement << 3 | (hasIntegrityCheck ? 0x40 : 0) | (isReliable ? 0x80 : 0),
+            type | UInt8(length & 0x0F) << 4, UInt8((length >> 4) & 0xFF),
+        ]
+        bytes.append(0 &- bytes.reduce(0, &+))
+        bytes += payload
+        if hasIntegrityCheck {
+            let crc = CRC16.ccittFalse(bytes)
+            bytes += [UInt8(crc & 0xFF), UInt8(crc >> 8)]
+        }
+        return bytes
+    }
+
+    /// The wire bytes: END, the escaped packet, END.
+    public var wire: [UInt8] { [SLIP.end] + SLIP.encode(unframed) }
+
+    /// Decodes a SLIP-decoded frame; `nil` when the header checksum, the length or the CRC is wrong.
+    public init?(frame: [UInt8]) {
+        guard frame.count >= 4, frame[0...3].reduce(0, &+) == 0 else { return nil }
+        let length = Int(frame[1] >> 4) | Int(frame[2]) << 4
+        let hasCRC = frame[0] & 0x40 != 0
+        guard frame.count == 4 + length + (hasCRC ? 2 : 0) else { return nil }
+        if hasCRC {
+            let crc = CRC16.ccittFalse(frame.prefix(4 + length))
+            guard frame[4 + length] == UInt8(crc & 0xFF), frame[5 + length] == UInt8(crc >> 8) else { return nil }
+        }
+        sequence = frame[0] & 7
+        acknowledgement = (frame[0] >> 3) & 7
+        hasIntegrityCheck = hasCRC
+        isReliable = frame[0] & 0x80 != 0
+        type = frame[1] & 0x0F
+        payload = Array(frame[4..<(4 + length)])
+    }
+}
+
+/// CRC-16/CCITT-FALSE (polynomial 0x1021, seed 0xFFFF), the HCI packets' integrity check.
+public enum CRC16 {
+    /// The CRC of `bytes`.
+    public static func ccittFalse(_ bytes: some Sequence<UInt8>, seed: UInt16 = 0xFFFF) -> UInt16 {
+        var crc = seed
+        for byte in bytes {
+            crc = (crc >> 8) | (crc << 8)
+            crc ^= UInt16(byte)
+            crc ^= (crc & 0xFF) >> 4
+            crc ^= crc << 12
+            crc ^= (crc & 0xFF) << 5
+        }
+        return crc
+    }
+}

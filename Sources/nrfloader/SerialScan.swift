@@ -1,0 +1,53 @@
+import SerialDFU
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `scan --serial`: the Nordic, Adafruit and J-Link USB serial ports, from sysfs (no root needed).
+enum SerialScan {
+    /// `/sys`, or `NRFLOADER_SYSFS`: a described tree (tests; a container without the host's /sys).
+    static var sysfsRoot: String { getenv("NRFLOADER_SYSFS").map { String(cString: $0) } ?? "/sys" }
+
+    /// Prints the ports: a table, or one JSON object per port.
+    ///
+    /// - Parameter output: The output options of the scan.
+    static func run(_ output: OutputOptions) {
+        let ports = USBSerialPorts(sysfsRoot: sysfsRoot).dfuCandidates()
+        if output.json {
+            for port in ports { Console.json(json(port)) }
+            return
+        }
+        let rows = ports.map { port in
+            [
+                port.path, "\(hex4(port.vendorID)):\(hex4(port.productID))", port.kind?.rawValue ?? "-",
+                safe(port.serialNumber ?? "-"), safe(port.product ?? "-"),
+            ]
+        }
+        Console.result(table([["PORT", "USB ID", "KIND", "SERIAL", "PRODUCT"]] + rows))
+        if !output.quiet { Console.note("\(ports.count) serial port\(ports.count == 1 ? "" : "s") found") }
+    }
+
+    private static func json(_ port: USBSerialPort) -> JSONValue {
+        .object([
+            "schema": .int(JSONValue.schemaVersion), "path": .string(port.path),
+            "vendor_id": .string(hex4(port.vendorID)), "product_id": .string(hex4(port.productID)),
+            "kind": .optional(port.kind) { .string($0.rawValue) },
+            "serial_number": .optional(port.serialNumber) { .string($0) },
+            "product": .optional(port.product) { .string($0) },
+        ])
+    }
+
+    /// USB strings come from the device: control characters are shown escaped, never sent to the terminal.
+    private static func safe(_ text: String) -> String {
+        text.unicodeScalars.map { scalar in
+            scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+                ? "\\x" + hex4(UInt16(scalar.value)).suffix(2) : String(scalar)
+        }.joined()
+    }
+
+    private static func hex4(_ value: UInt16) -> String {
+        let digits = Array("0123456789abcdef")
+        return String((0..<4).reversed().map { digits[Int(value >> (4 * $0)) & 0xF] })
+    }
+}

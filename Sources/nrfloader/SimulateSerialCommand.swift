@@ -1,0 +1,151 @@
+import ArgumentParser
+import DFUSimulator
+import SerialSimulator
+import Synchronization
+
+/// `nrfloader simulate-serial`: a simulated Secure DFU bootloader behind the SDK 15 serial transport, or a legacy
+/// one behind the SDK 11 three-wire UART transport, served on a pseudo-terminal so that any uploader (this one,
+/// nrfutil, adafruit-nrfutil) can open it as a serial port.
+struct SimulateSerialCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulate-serial",
+        abstract: "Serve a simulated serial DFU bootloader (Secure or legacy) on a pseudo-terminal.",
+        discussion: """
+            Creates a pseudo-terminal, links PATH to it, prints 'ready PATH -> /dev/pts/N' on standard output and \
+            answers SLIP-framed Secure DFU requests as an SDK 15 UART bootloader (ping, get MTU, select, create, \
+            write object, checksum, execute), or with --protocol legacy the HCI packets (start, init, data, stop) of \
+            an SDK 11 or Adafruit bootloader. Stops after --exit-after activations, or on SIGTERM/Ctrl-C.
+            """
+    )
+
+    @Option(help: "The symlink to create to the pseudo-terminal, e.g. /tmp/ttyDFU.")
+    var port: String
+
+    @Option(help: "secure (SDK 15 serial transport) or legacy (SDK 11 / Adafruit HCI transport).")
+    var `protocol`: ProtocolArgument = .secure
+
+    @Option(help: "The Get MTU answer (the SLIP buffer size): 131 as the SDK's UART transport, at most 491.")
+    var mtu: Int = 131
+
+    @Option(help: "The hardware version the bootloader accepts.")
+    var hwVersion: UInt32 = 52
+
+    @Option(name: .customLong("sd-id"), help: "The installed SoftDevice's firmware id (default 0xA8).")
+    var softDevice: AddressArgument?
+
+    @Option(help: "Check init packet signatures with this key's public part (default: no check).")
+    var key: String?
+
+    @Option(help: "Flash timing: nrf52 or instant (default).")
+    var flash: FlashModel = .instant
+
+    @Option(help: "Read no faster than this line rate, 10 bits a byte, as a UART would deliver (default: unpaced).")
+    var paceBaud: Int?
+
+    @Option(help: "Exit after this many activations.")
+    var exitAfter: Int?
+
+    @Option(help: "Write every frame, '> hex' from the host and '< hex' to it, to this file when the simulator stops.")
+    var transcript: String?
+
+    @Option(
+        help: """
+            A line fault: mute (never answer), garbage (secure: noise before each response), vanish@N (the port \
+            disappears at data frame N), drop-ack@N (legacy: no acknowledgement for packet N, once).
+            """)
+    var serialFault: [String] = []
+
+    @Option(help: "Inject a fault into the simulated device (repeatable), e.g. drop-packet@40.")
+    var simFault: [String] = []
+
+    func validate() throws {
+        guard (11...491).contains(mtu) else { throw ValidationError("--mtu must be 11 to 491") }
+        if let exitAfter, exitAfter < 1 { throw ValidationError("--exit-after must be at least 1") }
+        if let paceBaud, paceBaud < 100 { throw ValidationError("--pace-baud must be at least 100") }
+        _ = try lineFaults()
+    }
+
+    private func lineFaults() throws -> (secure: SerialBootloader.LineFaults, legacy: LegacySerialBootloader.LineFaults)
+    {
+        var secure = SerialBootloader.LineFaults()
+        var legacy = LegacySerialBootloader.LineFaults()
+        func count(_ text: String, after prefix: String) throws -> Int {
+            guard let count = Int(text.dropFirst(prefix.count)), count > 0 else {
+                throw ValidationError("--serial-fault '\(text)': \(prefix)N needs a positive N")
+            }
+            return count
+        }
+        for text in serialFault {
+            switch text {
+            case "mute":
+                secure.isMute = true
+                legacy.isMute = true
+            case "garbage": secure.sendsGarbage = true
+            case let text where text.hasPrefix("vanish@"):
+                secure.vanishAfterWrites = try count(text, after: "vanish@")
+                legacy.vanishAfterData = secure.vanishAfterWrites
+            case let text where text.hasPrefix("drop-ack@"):
+                legacy.droppedAcknowledgements.insert(try count(text, after: "drop-ack@"))
+            default:
+                throw ValidationError("--serial-fault '\(text)': unknown (valid: mute, garbage, vanish@N, drop-ack@N)")
+            }
+        }
+        return (secure, legacy)
+    }
+
+    func run() throws {
+        let faults = try lineFaults()
+        let plan = try SimulatorOptions.faultPlan(simFault, seed: 0)
+        switch `protocol` {
+        case .secure:
+            var secure = SecureBootloaderOptions()
+            secure.hardwareVersion = hwVersion
+            if let softDevice { secure.softDeviceFWID = UInt32(softDevice.value) }
+            if let key { secure.signature = try .verified(keyFile: key) }
+            var configuration = SimulatorOptions.configuration(
+                .secure, secure: secure, legacySoftDevice: nil, faults: plan)
+            configuration.flash = flash.timing(pageSize: configuration.flash.pageSize)
+            try serve(
+                SerialBootloader(device: SimulatedDevice(configuration: configuration), mtu: mtu, faults: faults.secure)
+            )
+        case .legacy:
+            var configuration = SimulatorOptions.configuration(
+                .legacy, secure: SecureBootloaderOptions(), legacySoftDevice: softDevice.map { UInt16($0.value) },
+                faults: plan)
+            configuration.flash = flash.timing(pageSize: configuration.flash.pageSize)
+            try serve(
+                LegacySerialBootloader(device: SimulatedDevice(configuration: configuration), faults: faults.legacy))
+        }
+    }
+
+    private func serve<Model: SerialBootloaderModel>(_ bootloader: Model) throws {
+        let terminal = try PseudoTerminalBootloader(bootloader: bootloader, linkPath: port, paceBaudRate: paceBaud)
+        Console.result("ready \(port) -> \(terminal.slavePath)")
+        let stop = StopFlag()
+        Interrupts.onFirstInterrupt { stop.raise() }
+        let vanished = terminal.run { state in
+            stop.isRaised || exitAfter.map { state.activations >= $0 } ?? false
+        }
+        if let transcript {
+            let state = terminal.state
+            var lines = state.transcript
+            if let first = state.firstFrameTime, let last = state.lastActivationTime {
+                lines.append(
+                    "# timing: \(state.hostBytes) host wire bytes, \((last - first).milliseconds) ms from first byte to last activation"
+                )
+            }
+            let output = try OutputFile(path: transcript)
+            try output.write(Array(lines.map { $0 + "\n" }.joined().utf8))
+            try output.commit()
+        }
+        Console.note(
+            "simulate-serial: \(terminal.state.activations) activation(s)\(vanished ? ", port vanished (fault)" : "")")
+    }
+}
+
+/// Set once from the interrupt thread, read by the serving loop.
+final class StopFlag: Sendable {
+    private let raised = Mutex(false)
+    var isRaised: Bool { raised.withLock { $0 } }
+    func raise() { raised.withLock { $0 = true } }
+}
