@@ -15,13 +15,15 @@ enum SerialScan {
     static func run(_ output: OutputOptions) {
         let ports = USBSerialPorts(sysfsRoot: sysfsRoot).dfuCandidates()
         if output.json {
+            // As `scan` over BlueZ: one `device` event per port, then the one final result.
             for port in ports { Console.json(json(port)) }
+            Console.json(.object(["schema": .int(JSONValue.schemaVersion), "devices": .int(ports.count)]))
             return
         }
         let rows = ports.map { port in
             [
                 port.path, "\(hex4(port.vendorID)):\(hex4(port.productID))", port.kind?.rawValue ?? "-",
-                safe(port.serialNumber ?? "-"), safe(port.product ?? "-"),
+                (port.serialNumber ?? "-").escapedForTerminal, (port.product ?? "-").escapedForTerminal,
             ]
         }
         Console.result(table([["PORT", "USB ID", "KIND", "SERIAL", "PRODUCT"]] + rows))
@@ -30,20 +32,12 @@ enum SerialScan {
 
     private static func json(_ port: USBSerialPort) -> JSONValue {
         .object([
-            "schema": .int(JSONValue.schemaVersion), "path": .string(port.path),
+            "schema": .int(JSONValue.schemaVersion), "event": .string("device"), "path": .string(port.path),
             "vendor_id": .string(hex4(port.vendorID)), "product_id": .string(hex4(port.productID)),
             "kind": .optional(port.kind) { .string($0.rawValue) },
             "serial_number": .optional(port.serialNumber) { .string($0) },
             "product": .optional(port.product) { .string($0) },
         ])
-    }
-
-    /// USB strings come from the device: control characters are shown escaped, never sent to the terminal.
-    private static func safe(_ text: String) -> String {
-        text.unicodeScalars.map { scalar in
-            scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-                ? "\\x" + hex4(UInt16(scalar.value)).suffix(2) : String(scalar)
-        }.joined()
     }
 
     private static func hex4(_ value: UInt16) -> String {

@@ -93,8 +93,8 @@ struct BlueZ566QuirkTests {
             #expect(listed.status == 0, "\(listed.stderrText)")
             #expect(
                 listed.stdoutText
-                    == #"{"address":"C0:DE:00:00:00:02","dfu":["secure"],"name":"DfuTarg","rssi":null,"schema":1}"#
-                    + "\n")
+                    == #"{"address":"C0:DE:00:00:00:02","dfu":["secure"],"event":"device","name":"DfuTarg","rssi":null,"schema":1}"#
+                    + "\n" + #"{"adapter":"hci0","devices":1,"event":"result","schema":1,"seconds":3}"# + "\n")
             let filtered = Self.run("scan", ["--timeout", "3", "--rssi=-120"], rig: rig)
             #expect(filtered.status == 0, "\(filtered.stderrText)")
             #expect(filtered.stdoutText == "ADDRESS  NAME  RSSI  DFU\n", "\(filtered.stdoutText)")

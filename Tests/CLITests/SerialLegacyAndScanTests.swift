@@ -118,11 +118,12 @@ private func describedSysfs() throws -> TemporaryDirectory {
             TestPaths.nrfloader, ["scan", "--serial", "--json"], environment: ["NRFLOADER_SYSFS": sysfs.path])
         #expect(result.status == 0)
         let lines = result.stdoutText.split(separator: "\n")
-        #expect(lines.count == 2)
+        #expect(lines.count == 3)
         #expect(
             lines.first
-                == #"{"kind":"nordic-bootloader","path":"/dev/ttyACM0","product":"Open DFU Bootloader","product_id":"521f","schema":1,"serial_number":"C5A1B2C3D4E5","vendor_id":"1915"}"#
+                == #"{"event":"device","kind":"nordic-bootloader","path":"/dev/ttyACM0","product":"Open DFU Bootloader","product_id":"521f","schema":1,"serial_number":"C5A1B2C3D4E5","vendor_id":"1915"}"#
         )
+        #expect(lines.last == #"{"devices":2,"event":"result","schema":1}"#)
     }
 
     @Test("upload --port auto refuses to guess between two ports (64) and finds none on an empty bus (69)")
