@@ -31,6 +31,8 @@ private func decodeAll(_ bytes: [UInt8]) {
         switch try LegacyNotification.decode(bytes) {
         case .response: precondition(bytes.count >= 3 && bytes[0] == 0x10, "legacy response header not checked")
         case .packetReceipt: precondition(bytes.count >= 5 && bytes[0] == 0x11, "receipt header not checked")
+        case .receivedImageSize:
+            precondition(bytes.count >= 7 && bytes[0] == 0x10 && bytes[1] == 0x07, "image size header not checked")
         }
     } catch {
         _ = error.description
