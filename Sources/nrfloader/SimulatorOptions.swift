@@ -55,9 +55,13 @@ struct SimulatorOptions: ParsableArguments {
         return configuration(kind, secure: secure, legacySoftDevice: requirements.legacySoftDevice, faults: faults)
     }
 
-    /// Checks that `--sim-save-images` names a directory, before anything is sent.
+    /// Makes sure `--sim-save-images` names a directory, creating it when it does not exist, before anything is
+    /// sent (a single upload and a fleet alike).
     func checkImageDirectory() throws {
         guard let directory = simSaveImages else { return }
+        if mkdir(directory, 0o755) != 0, errno != EEXIST {
+            throw CLIError.cannotCreateOutput(path: directory, reason: InputFile.describeErrno())
+        }
         var information = stat()
         guard stat(directory, &information) == 0 else {
             throw CLIError.cannotCreateOutput(path: directory, reason: InputFile.describeErrno())

@@ -112,7 +112,7 @@ extension UploadCommand {
     private func runSimulatedFleet(_ kinds: [SimulatedTargetKind]) async throws {
         let firmware = try loadInput(defaultProtocol: nil)
         try initPacketOptions.verifySignatures(of: firmware)
-        if let directory = simulatorOptions.simSaveImages { try Self.makeDirectory(directory) }
+        try simulatorOptions.checkImageDirectory()
         var simulated: [SimulatedDevice] = []
         for (index, kind) in kinds.enumerated() {
             let own = try fleetOptions.simFaultOn.map(FleetOptions.parseFaultOn).filter { $0.device == index + 1 }
@@ -146,12 +146,6 @@ extension UploadCommand {
     /// `C0-DE-00-00-01-01`: an address as a directory name.
     private static func directoryName(_ address: BluetoothAddress) -> String {
         address.description.split(separator: ":").joined(separator: "-")
-    }
-
-    private static func makeDirectory(_ path: String) throws {
-        if mkdir(path, 0o755) != 0, errno != EEXIST {
-            throw CLIError.cannotCreateOutput(path: path, reason: InputFile.describeErrno())
-        }
     }
 
     // MARK: BlueZ
