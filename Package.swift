@@ -97,7 +97,8 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .target(
-            name: "SerialDFU", dependencies: ["DFUController", "DFUTargetAdapter"], swiftSettings: strictSwift6),
+            name: "SerialDFU", dependencies: ["Checksums", "DFUController", "DFUTargetAdapter"],
+            swiftSettings: strictSwift6),
         .target(
             name: "SerialSimulator",
             dependencies: ["SerialDFU", "DFUSimulator", "DFUController"],
@@ -159,7 +160,7 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .testTarget(
-            name: "SerialDFUTests", dependencies: ["SerialDFU", "DFUController", "TestSupport"],
+            name: "SerialDFUTests", dependencies: ["SerialDFU", "Checksums", "DFUController", "TestSupport"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "CLITests",

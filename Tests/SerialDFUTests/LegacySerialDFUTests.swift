@@ -1,3 +1,4 @@
+import Checksums
 import DFUController
 import SerialDFU
 import Testing
@@ -68,6 +69,6 @@ import Testing
         var data = HCIPacket(sequence: 1, payload: [1, 2, 3]).unframed
         data[5] ^= 0xFF
         #expect(HCIPacket(frame: data) == nil)
-        #expect(CRC16.ccittFalse(Array("123456789".utf8)) == 0x29B1)
+        #expect(CRC16.checksum(Array("123456789".utf8)) == 0x29B1)
     }
 }

@@ -1,3 +1,5 @@
+import Checksums
+
 /// One packet of the three-wire UART (HCI) transport that SDK ≤ 11 serial bootloaders and Adafruit's nRF52
 /// bootloader speak (dfu-protocols.md §5.2): a 4-byte header, the payload, a CRC-16, SLIP-framed with an END on
 /// both sides.
@@ -50,7 +52,7 @@ public struct HCIPacket: Sendable, Equatable {
         bytes.append(0 &- bytes.reduce(0, &+))
         bytes += payload
         if hasIntegrityCheck {
-            let crc = CRC16.ccittFalse(bytes)
+            let crc = CRC16.checksum(bytes)
             bytes += [UInt8(crc & 0xFF), UInt8(crc >> 8)]
         }
         return bytes
@@ -66,7 +68,7 @@ public struct HCIPacket: Sendable, Equatable {
         let hasCRC = frame[0] & 0x40 != 0
         guard frame.count == 4 + length + (hasCRC ? 2 : 0) else { return nil }
         if hasCRC {
-            let crc = CRC16.ccittFalse(frame.prefix(4 + length))
+            let crc = CRC16.checksum(frame.prefix(4 + length))
             guard frame[4 + length] == UInt8(crc & 0xFF), frame[5 + length] == UInt8(crc >> 8) else { return nil }
         }
         sequence = frame[0] & 7
@@ -75,21 +77,5 @@ public struct HCIPacket: Sendable, Equatable {
         isReliable = frame[0] & 0x80 != 0
         type = frame[1] & 0x0F
         payload = Array(frame[4..<(4 + length)])
-    }
-}
-
-/// CRC-16/CCITT-FALSE (polynomial 0x1021, seed 0xFFFF), the HCI packets' integrity check.
-public enum CRC16 {
-    /// The CRC of `bytes`.
-    public static func ccittFalse(_ bytes: some Sequence<UInt8>, seed: UInt16 = 0xFFFF) -> UInt16 {
-        var crc = seed
-        for byte in bytes {
-            crc = (crc >> 8) | (crc << 8)
-            crc ^= UInt16(byte)
-            crc ^= (crc & 0xFF) >> 4
-            crc ^= crc << 12
-            crc ^= (crc & 0xFF) << 5
-        }
-        return crc
     }
 }
