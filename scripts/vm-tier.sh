@@ -65,6 +65,8 @@ for pair in $NEEDED; do
 	command -v "${pair%%:*}" >/dev/null 2>&1 || [ -x "/usr/libexec/bluetooth/${pair%%:*}" ] || missing+=("${pair#*:}")
 done
 /usr/bin/python3 -c 'import dbus' 2>/dev/null || missing+=(python3-dbus)
+CC=${CC:-$(command -v cc || command -v clang || true)}
+[ -n "$CC" ] || { CC=gcc; missing+=(gcc libc6-dev); }
 dpkg-query -W -f '${Status}' busybox-static 2>/dev/null | grep -q 'ok installed' || missing+=(busybox-static)
 if [ ${#missing[@]} -gt 0 ]; then
 	say "installing ${missing[*]}"
@@ -126,6 +128,9 @@ rm -rf "$WORK"
 mkdir -p "$WORK/data/firmware"
 cp "$BINARY" "$WORK/nrfloader"
 cp Tests/VM/guest.sh Tests/VM/main.conf Tests/VM/bare-central.py "$WORK/"
+# The guest runs the host's userland, so the btvirt address shim is built here, for the host's libc.
+"$CC" -shared -fPIC -O2 -Wall -o "$WORK/btvirt-address.so" Tests/VM/btvirt-address.c -ldl ||
+	fail "cannot build Tests/VM/btvirt-address.c with $CC"
 cp Tests/Data/packages/*.zip Tests/Data/packages/nrfutil-test-key.pub.pem "$WORK/data/"
 cp Resources/firmware/*.bin "$WORK/data/firmware/"
 python3 - "$WORK/data" <<'EOF' || fail "cannot unpack the test packages"

@@ -2,10 +2,9 @@
 # Guest side of the real-bluetoothd tier (scripts/vm-tier.sh copies it into the VM's work share and
 # Tests/VM/init runs it chrooted into the host userland). Starts a system dbus-daemon, btvirt with two
 # linked controllers and bluetoothd 5.66, then runs the scenarios of $W/config with the copied
-# nrfloader: `upload` on hci0 against `simulate` on hci1 (00:AA:01:01:00:01). Nothing sits at address + 1:
-# hci_vhci refuses Set Public Address (mgmt status 0x0c) and bluetoothd 5.66 shows an adapter's public
-# address even when a static one is set, so `simulate` cannot find an adapter at + 1 and a buttonless
-# bootloader stays at the application's address (README.md, Development). Writes one line per scenario to $W/results.tsv:
+# nrfloader: `upload` on hci0 against `simulate` on hci1 (00:AA:01:01:00:01). hci2 sits at hci1's address + 1
+# (00:AA:01:01:00:02, given by btvirt-address.so, see there), where `simulate` moves a buttonless device's
+# bootloader. Writes one line per scenario to $W/results.tsv:
 # "pass|fail<TAB>round<TAB>name<TAB>seconds<TAB>detail"; prints the logs of a failed scenario.
 set -u
 W=/tmp/vmwork
@@ -48,10 +47,15 @@ controller_address() { btmgmt --index "$1" info 2>/dev/null | awk '/addr /{print
 # --- the stack
 mkdir -p /run/dbus /var/lib/bluetooth
 dbus-daemon --system --fork --nopidfile || setup_failed "dbus-daemon --system did not start"
-btvirt -l2 >"$LOGS/btvirt.log" 2>&1 &
-wait_for 30 test -e /sys/class/bluetooth/hci1 || setup_failed "btvirt -l2 gave no hci1"
+# btvirt's third controller (00:AA:01:02:00:02 to btvirt) is 00:AA:01:01:00:02 to the kernel and bluetoothd.
+LD_PRELOAD=$W/btvirt-address.so BTVIRT_ADDRESS=00:AA:01:02:00:02=00:AA:01:01:00:02 btvirt -l3 \
+	>"$LOGS/btvirt.log" 2>&1 &
+wait_for 30 test -e /sys/class/bluetooth/hci2 || setup_failed "btvirt -l3 gave no hci2"
 HCI0=$(controller_address 0)
 HCI1=$(controller_address 1)
+HCI2=$(controller_address 2)
+[ "$HCI1" = 00:AA:01:01:00:01 ] && [ "$HCI2" = 00:AA:01:01:00:02 ] ||
+	setup_failed "hci1 is $HCI1 and hci2 $HCI2, not 00:AA:01:01:00:01 and its address + 1"
 if [ "${BTMON:-0}" = 1 ]; then
 	btmon -T >"$LOGS/btmon.log" 2>&1 &
 fi
@@ -60,18 +64,19 @@ start_bluetoothd() {
 	/usr/libexec/bluetooth/bluetoothd -n -d -f "$W/main.conf" >>"$LOGS/bluetoothd.log" 2>&1 &
 	BLUETOOTHD=$!
 	local index
-	for index in 0 1; do
+	for index in 0 1 2; do
 		wait_for 60 powered "$index" || return 1
 	done
 	kill -0 "$BLUETOOTHD" 2>/dev/null
 }
-start_bluetoothd || setup_failed "bluetoothd did not start, or did not power hci0 and hci1 within 60 s"
-note "ready: bluetoothd $(/usr/libexec/bluetooth/bluetoothd -v), hci0 $HCI0, hci1 $HCI1"
+start_bluetoothd || setup_failed "bluetoothd did not start, or did not power hci0, hci1 and hci2 within 60 s"
+note "ready: bluetoothd $(/usr/libexec/bluetooth/bluetoothd -v), hci0 $HCI0, hci1 $HCI1, hci2 $HCI2"
 note "nrfloader: $("$NRF" --version 2>&1)"
 
 # --- one scenario's processes
 SIM_PID=
 SIM_OUT=
+SIM_COUNT=0
 DIR=
 DETAIL=
 
@@ -79,10 +84,12 @@ DETAIL=
 start_sim() {
 	local adapter=$1 exits=$2
 	shift 2
-	SIM_OUT=$DIR/sim.out
+	# Each start in a scenario has its own logs: sim1.out, sim1.err, sim2.out, …
+	SIM_COUNT=$((SIM_COUNT + 1))
+	SIM_OUT=$DIR/sim$SIM_COUNT.out
 	mkdir -p "$DIR/images"
 	"$NRF" simulate --adapter "$adapter" --save-images "$DIR/images" --exit-after "$exits" "$@" \
-		>"$SIM_OUT" 2>"$DIR/sim.err" &
+		>"$SIM_OUT" 2>"$DIR/sim$SIM_COUNT.err" &
 	SIM_PID=$!
 	if ! wait_for 180 grep -q '^ready' "$SIM_OUT"; then
 		DETAIL="simulate on $adapter not ready after 180 s"
@@ -181,9 +188,16 @@ scenario_legacy_catalog() {
 		wait_for 30 activations 1 && same "$DATA/firmware/blinky-pca10028.bin" application.bin
 }
 
+# at_plus_one: `simulate` served the bootloader on hci2, at the application's address + 1.
+at_plus_one() {
+	grep -q "^advertising: secure bootloader .* on hci2 ($HCI2)" "$SIM_OUT" && return 0
+	DETAIL="simulate did not move the bootloader to hci2 ($HCI2)"
+	return 1
+}
+
 scenario_buttonless() {
 	start_sim hci1 1 "${SD[@]}" --kind buttonless && upload upload --target "$HCI1" "$BLINKY_ZIP" &&
-		wait_for 30 activations 1 && same "$BLINKY_BIN" application.bin
+		wait_for 30 activations 1 && at_plus_one && same "$BLINKY_BIN" application.bin
 }
 
 # Two updates of one device in a row: after the first, bluetoothd holds the device's object with the services of
@@ -291,6 +305,7 @@ run() {
 	rm -rf "$DIR"
 	mkdir -p "$DIR"
 	DETAIL=
+	SIM_COUNT=0
 	BTD_FROM=$(($(wc -l <"$LOGS/bluetoothd.log") + 1))
 	MON_FROM=$(($( (cat "$LOGS/btmon.log" 2>/dev/null || true) | wc -l) + 1))
 	started=$EPOCHREALTIME
