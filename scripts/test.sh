@@ -2,30 +2,33 @@
 # Installs what the tests need and runs every test: format lint, module rules, and `swift test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# stage NAME: a header with the minutes:seconds since the script started, so a log shows where time goes.
+stage() { printf '== %s (at %d:%02d)\n' "$1" $((SECONDS / 60)) $((SECONDS % 60)) >&2; }
 bash scripts/install-deps.sh --test
 # The BlueZ stand-in (bluezoo) and its pinned Python packages, in .build-rig/venv.
 sh Tests/Rig/setup.sh
 
-echo "== swift format lint" >&2
+stage "swift format lint"
 swift format lint --strict --configuration .swift-format --recursive --parallel Package.swift Sources Tests Benchmarks
 
-echo "== module rules" >&2
+stage "module rules"
 bash scripts/check-imports.sh
 
-echo "== swift test" >&2
+stage "swift test"
 swift build --build-tests
 swift test
 
-echo "== fault campaign (a 100-run slice of scripts/fault-campaign.py)" >&2
+stage "fault campaign (a 100-run slice of scripts/fault-campaign.py)"
 python3 scripts/fault-campaign.py --runs 100 --require-recovery 0.95
 
-echo "== fuzz corpora replay" >&2
+stage "fuzz corpora replay"
 bash scripts/fuzz.sh replay
 
-echo "== mutation campaign slice" >&2
+stage "mutation campaign slice"
 python3 scripts/mutation-campaign.py --seed 1 --packages 150 --catalogs 16
 
-# One round of every scenario: about 12 minutes on a 2-core machine shared with other builds (VM boot
-# about 40 s, a scenario 25-90 s under TCG). `bash scripts/vm-tier.sh --rounds 2` runs them twice in a row.
-echo "== real-bluetoothd tier (scripts/vm-tier.sh: qemu VM, bluetoothd 5.66, btvirt; one round)" >&2
-bash scripts/vm-tier.sh --binary .build/debug/nrfloader --rounds 1
+# Every scenario twice in a row in one boot: about 10 minutes on a 2-core machine (VM boot about 15 s, a
+# round about 4.5 minutes under TCG).
+stage "real-bluetoothd tier (scripts/vm-tier.sh: qemu VM, bluetoothd 5.66, btvirt; two rounds)"
+bash scripts/vm-tier.sh --binary .build/debug/nrfloader --rounds 2
+stage "done"
