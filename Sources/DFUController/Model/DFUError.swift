@@ -118,8 +118,12 @@ public struct TransportFailure: Sendable, Equatable, CustomStringConvertible {
         self.cause = cause
     }
 
-    /// For example `write to secureControlPoint: org.bluez.Error.Failed: not connected`.
-    public var description: String { "\(operation): \(cause)" }
+    /// For example `write to secureControlPoint: org.bluez.Error.Failed: not connected`. A cause that already
+    /// starts with the operation (`connect to C0:DE:…: the link dropped`) is not prefixed a second time.
+    public var description: String {
+        let operation = "\(operation)"
+        return cause.hasPrefix(operation) ? cause : "\(operation): \(cause)"
+    }
 }
 
 /// The kinds of transport failure, sorted by what the user (or the controller) can do about them.
