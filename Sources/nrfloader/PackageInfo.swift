@@ -54,7 +54,8 @@ struct PackageInfo {
             ]
             for (name, text, value) in fields {
                 lines.append(("  " + name, text))
-                members[name] = value
+                // The init packet's `type` must not overwrite the part's own `type` in JSON.
+                members[name == "type" ? "fw_type" : name] = value
             }
             members["protocol"] = .string("secure")
         case .legacy(let packet):

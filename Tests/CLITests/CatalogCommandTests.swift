@@ -185,6 +185,16 @@ import Testing
                 """)
     }
 
+    @Test("info --json keeps each part's type apart from its init packet's fw_type")
+    func partTypeAndInitPacketType() throws {
+        let result = nrfloader(["info", "\(Self.packages)/nrfutil617-sd-bl-app-signed.zip", "--json"])
+        #expect(result.status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any])
+        let parts = try #require(object["parts"] as? [[String: Any]])
+        #expect(parts.map { $0["type"] as? String } == ["softdevice_bootloader", "application"])
+        #expect(parts.map { $0["fw_type"] as? String } == ["SOFTDEVICE_BOOTLOADER", "APPLICATION"])
+    }
+
     @Test("a signature that does not verify with --verify-key exits 65 after the description")
     func wrongKey() {
         let key = TestPaths.repositoryRoot.appendingPathComponent("Tests/Data/keys/test-public-key.pem").path
