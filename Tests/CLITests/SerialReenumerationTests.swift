@@ -1,0 +1,177 @@
+import DFUPackage
+import Foundation
+import TestSupport
+import Testing
+
+private let packages = TestPaths.repositoryRoot.appendingPathComponent("Tests/Data/packages").path
+private let serialData = TestPaths.repositoryRoot.appendingPathComponent("Tests/Data/serial").path
+
+/// A simulated USB CDC bootloader that resets between the parts of an update: `simulate-serial` at
+/// `<dir>/dev/ttyACM0`, described in the sysfs tree `<dir>/sys`, saving what it activated to `<dir>/images`.
+///
+/// The upload runs as a user's would with `NRFLOADER_SYSFS=<dir>/sys NRFLOADER_DEV=<dir>/dev`: the stand-ins for
+/// /sys and /dev, so that the device found again by USB serial number is the simulated one.
+private struct ResettingDevice {
+    let folder: TemporaryDirectory
+    let simulator: SerialSimulator
+    var port: String { simulator.port }
+    var environment: [String: String] { ["NRFLOADER_SYSFS": folder.file("sys"), "NRFLOADER_DEV": folder.file("dev")] }
+
+    init(_ arguments: [String]) throws {
+        folder = try TemporaryDirectory()
+        simulator = try SerialSimulator(
+            ["--sysfs", folder.file("sys"), "--usb-serial", "C0DE0000CAFE", "--save-images", folder.file("images")]
+                + arguments, in: folder, portName: "dev/ttyACM0")
+    }
+
+    func upload(_ arguments: [String]) -> ProcessResult {
+        ProcessRunner().run(
+            TestPaths.nrfloader, ["upload", "--port", port, "-q"] + arguments, environment: environment)
+    }
+
+    /// The image the device activated, by its file name in `--save-images` (`application.bin`, …).
+    func activated(_ name: String) throws -> [UInt8] {
+        try folder.read("images/" + name)
+    }
+
+    /// The simulator's comments about its port coming back.
+    func reenumerations() throws -> [String] {
+        try String(contentsOfFile: simulator.transcript, encoding: .utf8).split(separator: "\n")
+            .filter { $0.hasPrefix("# port re-enumerated") }.map(String.init)
+    }
+}
+
+/// An entry of a reference package, read with the package reader.
+private func entry(_ name: String, of zip: String) throws -> [UInt8] {
+    let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: zip)))
+    return try #require(try ZipArchive(bytes: bytes, name: zip).contents(of: name))
+}
+
+@Suite(.serialized) struct SerialReenumerationTests {
+    @Test(
+        "Secure multi-part over USB CDC: after its reset the device is found by USB serial number, under its new name",
+        arguments: ["same", "next"])
+    func secureMultiPart(naming: String) throws {
+        let device = try ResettingDevice(["--exit-after", "2", "--sd-id", "0x0101", "--reenumerate", naming])
+        let package = "\(packages)/nrfutil617-sd-bl-app-signed.zip"
+        let result = device.upload(["--timeout", "5", package])
+        let served = device.simulator.stop(signal: result.status != 0)
+        #expect(result.status == 0, "\(result.stderrText)")
+        let lines = result.stdoutText.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines.first?.hasPrefix("part 1/2: softdevice+bootloader confirmed by the device: 18432 bytes") == true)
+        #expect(lines.last?.hasPrefix("part 2/2: application confirmed by the device: 604 bytes") == true)
+        #expect(served.stderrText == "simulate-serial: 2 activation(s)\n")
+        let next = naming == "next" ? "ttyACM1" : "ttyACM0"
+        #expect(
+            try device.reenumerations()
+                == ["# port re-enumerated as \(device.folder.file("dev/" + next)), usb serial number C0DE0000CAFE"])
+        let softDeviceAndBootloader = try entry("sd_bl.bin", of: package)
+        #expect(try device.activated("softdevice.bin") + device.activated("bootloader.bin") == softDeviceAndBootloader)
+        #expect(try device.activated("application.bin") == entry("blinky-pca10040.bin", of: package))
+    }
+
+    @Test(
+        "Secure: a device back with another USB serial number is another board: stop (69), send it nothing",
+        arguments: ["same", "next"])
+    func secureOtherBoard(naming: String) throws {
+        let device = try ResettingDevice([
+            "--exit-after", "2", "--sd-id", "0x0101", "--reenumerate", naming, "--reenumerate-serial", "BADC0FFEE000",
+        ])
+        let result = device.upload(["--timeout", "2", "\(packages)/nrfutil617-sd-bl-app-signed.zip"])
+        let served = device.simulator.stop()
+        #expect(result.status == 69, "\(result.stderrText)")
+        #expect(result.stderrText.contains("usb serial number 'BADC0FFEE000'"))
+        #expect(result.stderrText.contains("C0DE0000CAFE"))
+        #expect(result.stderrText.contains("not updating another board"))
+        #expect(result.stdout.isEmpty)
+        #expect(served.stderrText == "simulate-serial: 1 activation(s)\n")
+        // Nothing reached the board that came back: the last host frame is the first part's Execute.
+        let transcript = try String(contentsOfFile: device.simulator.transcript, encoding: .utf8)
+        let afterReset = try #require(transcript.components(separatedBy: "# port re-enumerated").last)
+        #expect(!afterReset.contains("\n> "))
+    }
+
+    @Test("legacy multi-part over USB CDC: SoftDevice+bootloader, reset and return under another name, application")
+    func legacyMultiPart() throws {
+        let device = try ResettingDevice([
+            "--protocol", "legacy", "--exit-after", "2", "--sd-id", "0x0101", "--reenumerate", "next",
+        ])
+        let package = "\(serialData)/adafruit-sd-bl-app-dfu05.zip"
+        let result = device.upload(["--timeout", "5", package])
+        let served = device.simulator.stop(signal: result.status != 0)
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(
+            result.stdoutText == """
+                part 1/2: softdevice+bootloader acknowledged by the device: 18436 bytes (legacy serial dfu reports \
+                no validation result)
+                part 2/2: application acknowledged by the device: 604 bytes (legacy serial dfu reports no validation \
+                result)
+
+                """)
+        #expect(served.stderrText == "simulate-serial: 2 activation(s)\n")
+        #expect(
+            try device.reenumerations()
+                == ["# port re-enumerated as \(device.folder.file("dev/ttyACM1")), usb serial number C0DE0000CAFE"])
+        let softDeviceAndBootloader = try entry("sd_bl.bin", of: package)
+        #expect(try device.activated("softdevice.bin") + device.activated("bootloader.bin") == softDeviceAndBootloader)
+        #expect(try device.activated("application.bin") == entry("blinky-pca10040.bin", of: package))
+    }
+
+    @Test("Secure: a device slow to reset (deaf 2.5 s after the first part, then gone) is pinged until it is back")
+    func secureSlowReset() throws {
+        let device = try ResettingDevice([
+            "--exit-after", "2", "--sd-id", "0x0101", "--reenumerate", "next", "--reenumerate-delay", "2500",
+        ])
+        let package = "\(packages)/nrfutil617-sd-bl-app-signed.zip"
+        let result = device.upload(["--timeout", "5", package])
+        let served = device.simulator.stop(signal: result.status != 0)
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(served.stderrText == "simulate-serial: 2 activation(s)\n")
+        let notes = try device.reenumerations()
+        try #require(notes.count == 1)
+        #expect(notes[0].hasSuffix("bytes from the host ignored while resetting)"))
+        #expect(try device.activated("application.bin") == entry("blinky-pca10040.bin", of: package))
+    }
+
+    @Test("legacy: a device slow to reset (silent 2.5 s, then gone) gets the next Start again until it is back")
+    func legacySlowReset() throws {
+        let device = try ResettingDevice([
+            "--protocol", "legacy", "--exit-after", "2", "--sd-id", "0x0101", "--reenumerate", "next",
+            "--reenumerate-delay", "2500",
+        ])
+        let package = "\(serialData)/adafruit-sd-bl-app-dfu05.zip"
+        let result = device.upload(["--timeout", "1", package])
+        let served = device.simulator.stop(signal: result.status != 0)
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(served.stderrText == "simulate-serial: 2 activation(s)\n")
+        #expect(try device.activated("application.bin") == entry("blinky-pca10040.bin", of: package))
+        // The host sent Start while the device reset (it heard none of it), then again after its return.
+        let notes = try device.reenumerations()
+        try #require(notes.count == 1)
+        #expect(notes[0].hasSuffix("bytes from the host ignored while resetting)"))
+        let transcript = try String(contentsOfFile: device.simulator.transcript, encoding: .utf8)
+        let afterReset = try #require(transcript.components(separatedBy: "# port re-enumerated").last)
+        let firstPacket = try #require(afterReset.split(separator: "\n").first { $0.hasPrefix("> ") })
+        // Start (type 3), mode 4 (application), sizes 0, 0, 604.
+        #expect(firstPacket.dropFirst(2).dropFirst(8).hasPrefix("03000000040000000000000000000000" + "5c020000"))
+    }
+
+    @Test("legacy: a device that comes back with another USB serial number is not updated (69)")
+    func legacyOtherBoard() throws {
+        let device = try ResettingDevice([
+            "--protocol", "legacy", "--exit-after", "2", "--sd-id", "0x0101", "--reenumerate", "same",
+            "--reenumerate-serial", "BADC0FFEE000",
+        ])
+        let result = device.upload(["--timeout", "2", "\(serialData)/adafruit-sd-bl-app-dfu05.zip"])
+        let served = device.simulator.stop()
+        #expect(result.status == 69, "\(result.stderrText)")
+        #expect(
+            result.stderrText.contains(
+                "is now another device (usb serial number 'BADC0FFEE000', not 'C0DE0000CAFE')"))
+        #expect(served.stderrText == "simulate-serial: 1 activation(s)\n")
+        let transcript = try String(contentsOfFile: device.simulator.transcript, encoding: .utf8)
+        let afterReset = try #require(transcript.components(separatedBy: "# port re-enumerated").last)
+        #expect(!afterReset.contains("\n> "))
+    }
+}
