@@ -34,6 +34,22 @@ private struct ResettingDevice {
         try folder.read("images/" + name)
     }
 
+    /// Uploads the two-part `package` and stops the simulator; both must succeed, with two activations.
+    func uploadTwoParts(_ package: String, timeout: Int) -> ProcessResult {
+        let result = upload(["--timeout", String(timeout), package])
+        let served = simulator.stop(signal: result.status != 0)
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(served.stderrText == "simulate-serial: 2 activation(s)\n")
+        return result
+    }
+
+    /// The host's frames (`> hex`) after the port came back.
+    func hostFramesAfterReset() throws -> [String] {
+        let transcript = try String(contentsOfFile: simulator.transcript, encoding: .utf8)
+        let afterReset = try #require(transcript.components(separatedBy: "# port re-enumerated").dropFirst().last)
+        return afterReset.split(separator: "\n").filter { $0.hasPrefix("> ") }.map { String($0.dropFirst(2)) }
+    }
+
     /// The simulator's comments about its port coming back.
     func reenumerations() throws -> [String] {
         try String(contentsOfFile: simulator.transcript, encoding: .utf8).split(separator: "\n")
@@ -54,14 +70,11 @@ private func entry(_ name: String, of zip: String) throws -> [UInt8] {
     func secureMultiPart(naming: String) throws {
         let device = try ResettingDevice(["--exit-after", "2", "--sd-id", "0x0101", "--reenumerate", naming])
         let package = "\(packages)/nrfutil617-sd-bl-app-signed.zip"
-        let result = device.upload(["--timeout", "5", package])
-        let served = device.simulator.stop(signal: result.status != 0)
-        #expect(result.status == 0, "\(result.stderrText)")
+        let result = device.uploadTwoParts(package, timeout: 5)
         let lines = result.stdoutText.split(separator: "\n")
         #expect(lines.count == 2)
         #expect(lines.first?.hasPrefix("part 1/2: softdevice+bootloader confirmed by the device: 18432 bytes") == true)
         #expect(lines.last?.hasPrefix("part 2/2: application confirmed by the device: 604 bytes") == true)
-        #expect(served.stderrText == "simulate-serial: 2 activation(s)\n")
         let next = naming == "next" ? "ttyACM1" : "ttyACM0"
         #expect(
             try device.reenumerations()
@@ -87,9 +100,7 @@ private func entry(_ name: String, of zip: String) throws -> [UInt8] {
         #expect(result.stdout.isEmpty)
         #expect(served.stderrText == "simulate-serial: 1 activation(s)\n")
         // Nothing reached the board that came back: the last host frame is the first part's Execute.
-        let transcript = try String(contentsOfFile: device.simulator.transcript, encoding: .utf8)
-        let afterReset = try #require(transcript.components(separatedBy: "# port re-enumerated").last)
-        #expect(!afterReset.contains("\n> "))
+        #expect(try device.hostFramesAfterReset().isEmpty)
     }
 
     @Test("legacy multi-part over USB CDC: SoftDevice+bootloader, reset and return under another name, application")
@@ -98,9 +109,7 @@ private func entry(_ name: String, of zip: String) throws -> [UInt8] {
             "--protocol", "legacy", "--exit-after", "2", "--sd-id", "0x0101", "--reenumerate", "next",
         ])
         let package = "\(serialData)/adafruit-sd-bl-app-dfu05.zip"
-        let result = device.upload(["--timeout", "5", package])
-        let served = device.simulator.stop(signal: result.status != 0)
-        #expect(result.status == 0, "\(result.stderrText)")
+        let result = device.uploadTwoParts(package, timeout: 5)
         #expect(
             result.stdoutText == """
                 part 1/2: softdevice+bootloader acknowledged by the device: 18436 bytes (legacy serial dfu reports \
@@ -109,7 +118,6 @@ private func entry(_ name: String, of zip: String) throws -> [UInt8] {
                 result)
 
                 """)
-        #expect(served.stderrText == "simulate-serial: 2 activation(s)\n")
         #expect(
             try device.reenumerations()
                 == ["# port re-enumerated as \(device.folder.file("dev/ttyACM1")), usb serial number C0DE0000CAFE"])
@@ -124,10 +132,7 @@ private func entry(_ name: String, of zip: String) throws -> [UInt8] {
             "--exit-after", "2", "--sd-id", "0x0101", "--reenumerate", "next", "--reenumerate-delay", "2500",
         ])
         let package = "\(packages)/nrfutil617-sd-bl-app-signed.zip"
-        let result = device.upload(["--timeout", "5", package])
-        let served = device.simulator.stop(signal: result.status != 0)
-        #expect(result.status == 0, "\(result.stderrText)")
-        #expect(served.stderrText == "simulate-serial: 2 activation(s)\n")
+        _ = device.uploadTwoParts(package, timeout: 5)
         let notes = try device.reenumerations()
         try #require(notes.count == 1)
         #expect(notes[0].hasSuffix("bytes from the host ignored while resetting)"))
@@ -141,20 +146,15 @@ private func entry(_ name: String, of zip: String) throws -> [UInt8] {
             "--reenumerate-delay", "2500",
         ])
         let package = "\(serialData)/adafruit-sd-bl-app-dfu05.zip"
-        let result = device.upload(["--timeout", "1", package])
-        let served = device.simulator.stop(signal: result.status != 0)
-        #expect(result.status == 0, "\(result.stderrText)")
-        #expect(served.stderrText == "simulate-serial: 2 activation(s)\n")
+        _ = device.uploadTwoParts(package, timeout: 1)
         #expect(try device.activated("application.bin") == entry("blinky-pca10040.bin", of: package))
         // The host sent Start while the device reset (it heard none of it), then again after its return.
         let notes = try device.reenumerations()
         try #require(notes.count == 1)
         #expect(notes[0].hasSuffix("bytes from the host ignored while resetting)"))
-        let transcript = try String(contentsOfFile: device.simulator.transcript, encoding: .utf8)
-        let afterReset = try #require(transcript.components(separatedBy: "# port re-enumerated").last)
-        let firstPacket = try #require(afterReset.split(separator: "\n").first { $0.hasPrefix("> ") })
-        // Start (type 3), mode 4 (application), sizes 0, 0, 604.
-        #expect(firstPacket.dropFirst(2).dropFirst(8).hasPrefix("03000000040000000000000000000000" + "5c020000"))
+        let firstPacket = try #require(try device.hostFramesAfterReset().first)
+        // After the 4-byte HCI header: Start (type 3), mode 4 (application), sizes 0, 0, 604.
+        #expect(firstPacket.dropFirst(8).hasPrefix("03000000040000000000000000000000" + "5c020000"))
     }
 
     @Test("legacy: a device that comes back with another USB serial number is not updated (69)")
@@ -170,8 +170,6 @@ private func entry(_ name: String, of zip: String) throws -> [UInt8] {
             result.stderrText.contains(
                 "is now another device (usb serial number 'BADC0FFEE000', not 'C0DE0000CAFE')"))
         #expect(served.stderrText == "simulate-serial: 1 activation(s)\n")
-        let transcript = try String(contentsOfFile: device.simulator.transcript, encoding: .utf8)
-        let afterReset = try #require(transcript.components(separatedBy: "# port re-enumerated").last)
-        #expect(!afterReset.contains("\n> "))
+        #expect(try device.hostFramesAfterReset().isEmpty)
     }
 }
