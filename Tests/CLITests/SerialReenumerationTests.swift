@@ -17,11 +17,25 @@ private struct ResettingDevice {
     var port: String { simulator.port }
     var environment: [String: String] { ["NRFLOADER_SYSFS": folder.file("sys"), "NRFLOADER_DEV": folder.file("dev")] }
 
-    init(_ arguments: [String]) throws {
+    init(_ arguments: [String], otherBoard: String? = nil) throws {
         folder = try TemporaryDirectory()
+        if let otherBoard { try Self.plugOtherDongle(serialNumber: otherBoard, into: folder) }
         simulator = try SerialSimulator(
             ["--sysfs", folder.file("sys"), "--usb-serial", "C0DE0000CAFE", "--save-images", folder.file("images")]
                 + arguments, in: folder, portName: "dev/ttyACM0")
+    }
+
+    /// Another nRF52840 Dongle in its bootloader at `ttyACM7`, plugged in all along.
+    private static func plugOtherDongle(serialNumber: String, into folder: TemporaryDirectory) throws {
+        let manager = FileManager.default
+        let usb = "sys/devices/pci0000:00/usb1/1-2"
+        try manager.createDirectory(atPath: folder.file(usb + "/1-2:1.0"), withIntermediateDirectories: true)
+        for (name, value) in ["idVendor": "1915", "idProduct": "521f", "serial": serialNumber] {
+            try folder.write(usb + "/" + name, Array((value + "\n").utf8))
+        }
+        try manager.createDirectory(atPath: folder.file("sys/class/tty/ttyACM7"), withIntermediateDirectories: true)
+        try manager.createSymbolicLink(
+            atPath: folder.file("sys/class/tty/ttyACM7/device"), withDestinationPath: folder.file(usb + "/1-2:1.0"))
     }
 
     func upload(_ arguments: [String]) -> ProcessResult {
@@ -101,6 +115,18 @@ private func entry(_ name: String, of zip: String) throws -> [UInt8] {
         #expect(served.stderrText == "simulate-serial: 1 activation(s)\n")
         // Nothing reached the board that came back: the last host frame is the first part's Execute.
         #expect(try device.hostFramesAfterReset().isEmpty)
+    }
+
+    @Test("a device that vanishes mid-transfer and never returns is 75, also with another Dongle plugged in all along")
+    func vanishedWithAnotherBoard() throws {
+        let device = try ResettingDevice(
+            ["--sd-id", "0x0101", "--serial-fault", "vanish@100"], otherBoard: "0THERD0NGLE1")
+        let result = device.upload(["--timeout", "2", "\(packages)/nrfutil617-selftest-signed.zip"])
+        _ = device.simulator.stop(signal: false)
+        #expect(result.status == 75, "\(result.stderrText)")
+        #expect(
+            result.stderrText.contains(
+                "the device with usb serial number 'C0DE0000CAFE' (last at '\(device.port)') did not come back\n"))
     }
 
     @Test("legacy multi-part over USB CDC: SoftDevice+bootloader, reset and return under another name, application")

@@ -27,6 +27,8 @@ struct SerialPortLocator: Sendable {
     private(set) var path: String
     /// The USB serial number of the device, once a port with one was opened.
     private(set) var usbSerialNumber: String?
+    /// The serial numbers of the other USB serial devices plugged in then: boards that were there all along.
+    private var otherSerialNumbers: Set<String> = []
     private let settings: SerialPort.Settings
     private let lister: USBSerialPorts
 
@@ -55,7 +57,10 @@ struct SerialPortLocator: Sendable {
             if let candidate {
                 do {
                     let port = try SerialPort(path: candidate, settings: settings)
-                    if let serial = lister.port(atPath: candidate)?.serialNumber { usbSerialNumber = serial }
+                    if usbSerialNumber == nil, let serial = lister.port(atPath: candidate)?.serialNumber {
+                        usbSerialNumber = serial
+                        otherSerialNumbers = Set(lister.all().compactMap(\.serialNumber)).subtracting([serial])
+                    }
                     path = candidate
                     return port
                 } catch .notFound {
@@ -69,12 +74,16 @@ struct SerialPortLocator: Sendable {
         }
     }
 
-    /// The failure at the deadline: nothing came back, or only other boards did.
+    /// The failure at the deadline: nothing came back, or another board appeared instead.
     private func missing() -> Failure {
         guard let serial = usbSerialNumber else { return .didNotAppear("serial port '\(path)' did not appear") }
         let message = "the device with usb serial number '\(serial)' (last at '\(path)') did not come back"
-        let others = lister.dfuCandidates().map { "'\($0.path)' (usb serial number '\($0.serialNumber ?? "none")')" }
-        guard !others.isEmpty else { return .didNotAppear(message) }
-        return .otherDevice(message + "; not updating another board: " + others.joined(separator: ", "))
+        let newcomers = lister.dfuCandidates().filter { port in
+            port.serialNumber.map { !otherSerialNumbers.contains($0) } ?? true
+        }
+        guard !newcomers.isEmpty else { return .didNotAppear(message) }
+        let described = newcomers.map { "'\($0.path)' (usb serial number '\($0.serialNumber ?? "none")')" }
+        return .otherDevice(
+            message + "; not updating another board that appeared: " + described.joined(separator: ", "))
     }
 }
