@@ -117,6 +117,32 @@ private func entry(_ name: String, of zip: String) throws -> [UInt8] {
         #expect(try device.hostFramesAfterReset().isEmpty)
     }
 
+    @Test(
+        "multi-part with a reset between the parts: every frame as nrfutil 6.1.7 and adafruit-nrfutil sent them",
+        arguments: [
+            (
+                [String](), "packages/nrfutil617-sd-bl-app-signed.zip",
+                "nrfutil617-dfu-serial-sd-bl-app-reenumerated.txt"
+            ),
+            (
+                ["--protocol", "legacy"], "serial/adafruit-sd-bl-app-dfu05.zip",
+                "adafruit-nrfutil-dfu-serial-sd-bl-app-reenumerated.txt"
+            ),
+        ])
+    func references(arguments: [String], package: String, reference: String) throws {
+        let device = try ResettingDevice(
+            arguments + ["--exit-after", "2", "--sd-id", "0x0101", "--reenumerate", "same"])
+        _ = device.uploadTwoParts(
+            TestPaths.repositoryRoot.appendingPathComponent("Tests/Data/" + package).path, timeout: 5)
+        // nrfutil sets PRN 0 once per part at open; the engine turns PRN off around the init packet and sets the
+        // requested value (0 over serial) before the data, as Nordic's mobile libraries do.
+        let prn: Set<String> = ["> 020000", "< 600201"]
+        let ours = try frames(device.simulator.transcript).filter { !prn.contains($0) }
+        let theirs = try frames(serialData + "/" + reference).filter { !prn.contains($0) }
+        #expect(ours.filter { $0 == "# reset" }.count == 1)
+        #expect(ours == theirs)
+    }
+
     @Test("a device that vanishes mid-transfer and never returns is 75, also with another Dongle plugged in all along")
     func vanishedWithAnotherBoard() throws {
         let device = try ResettingDevice(

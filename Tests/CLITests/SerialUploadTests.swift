@@ -188,10 +188,13 @@ struct SerialSimulator {
     }
 }
 
-/// The frames of a committed transcript (`> ` from the host, `< ` from the device), comments dropped.
-private func frames(_ path: String, from prefixes: Set<Character> = [">", "<"]) throws -> [String] {
-    try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
-        .filter { $0.first.map(prefixes.contains) ?? false }.map(String.init)
+/// The frames of a transcript (`> ` from the host, `< ` from the device), comments dropped but for a port
+/// re-enumerating, which becomes `# reset`.
+func frames(_ path: String) throws -> [String] {
+    try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").compactMap { line in
+        if line.hasPrefix("# port re-enumerated") { return "# reset" }
+        return line.hasPrefix("> ") || line.hasPrefix("< ") ? String(line) : nil
+    }
 }
 
 @Suite(.serialized) struct SerialReferenceTests {
