@@ -64,6 +64,9 @@ public final class SerialDFUTransport: GATTTransport {
         state = Mutex(State(locator: SerialPortLocator(options)))
     }
 
+    /// The port opened last: the one given, or the name the device came back under after a reset.
+    public var currentPath: String { state.withLock { $0.locator.path } }
+
     /// The SLIP buffer size the device reported with Get MTU on the last connect.
     public var deviceMTU: Int? { state.withLock { $0.deviceMTU } }
 

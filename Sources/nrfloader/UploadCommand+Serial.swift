@@ -42,7 +42,7 @@ extension UploadCommand {
         try await upload(
             firmware, to: Self.serialPlaceholderAddress, named: path, over: transport, configuration: configuration
         ) {
-            "link: serial \(path) at \(serial.baud) baud\(serial.flowControl ? " with RTS/CTS" : ""), "
+            "link: serial \(transport.currentPath) at \(serial.baud) baud\(serial.flowControl ? " with RTS/CTS" : ""), "
                 + "device mtu \(transport.deviceMTU.map(String.init) ?? "-")"
         }
     }

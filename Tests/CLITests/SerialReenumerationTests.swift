@@ -40,7 +40,7 @@ private struct ResettingDevice {
 
     func upload(_ arguments: [String]) -> ProcessResult {
         ProcessRunner().run(
-            TestPaths.nrfloader, ["upload", "--port", port, "-q"] + arguments, environment: environment)
+            TestPaths.nrfloader, ["upload", "--port", port] + arguments, environment: environment)
     }
 
     /// The image the device activated, by its file name in `--save-images` (`application.bin`, …).
@@ -90,6 +90,7 @@ private func entry(_ name: String, of zip: String) throws -> [UInt8] {
         #expect(lines.first?.hasPrefix("part 1/2: softdevice+bootloader confirmed by the device: 18432 bytes") == true)
         #expect(lines.last?.hasPrefix("part 2/2: application confirmed by the device: 604 bytes") == true)
         let next = naming == "next" ? "ttyACM1" : "ttyACM0"
+        #expect(result.stderrText.contains("link: serial \(device.folder.file("dev/" + next)) at 115200 baud"))
         #expect(
             try device.reenumerations()
                 == ["# port re-enumerated as \(device.folder.file("dev/" + next)), usb serial number C0DE0000CAFE"])
