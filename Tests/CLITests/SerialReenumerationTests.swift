@@ -119,6 +119,27 @@ private func entry(_ name: String, of zip: String) throws -> [UInt8] {
     }
 
     @Test(
+        "scan --serial lists the simulated bootloader as its sysfs tree describes it",
+        arguments: [
+            ([String](), "1915", "521f", "nordic-bootloader"), (["--protocol", "legacy"], "239a", "0029", "adafruit"),
+        ])
+    func scan(arguments: [String], vendor: String, product: String, kind: String) throws {
+        let device = try ResettingDevice(arguments)
+        let result = ProcessRunner().run(
+            TestPaths.nrfloader, ["scan", "--serial", "--json"], environment: device.environment)
+        _ = device.simulator.stop()
+        #expect(result.status == 0, "\(result.stderrText)")
+        let name = kind == "adafruit" ? "nRF52 Bootloader (simulated)" : "Open DFU Bootloader (simulated)"
+        #expect(
+            result.stdoutText == """
+                {"event":"device","kind":"\(kind)","path":"\(device.port)","product":"\(name)",\
+                "product_id":"\(product)","schema":1,"serial_number":"C0DE0000CAFE","vendor_id":"\(vendor)"}
+                {"devices":1,"event":"result","schema":1}
+
+                """)
+    }
+
+    @Test(
         "multi-part with a reset between the parts: every frame as nrfutil 6.1.7 and adafruit-nrfutil sent them",
         arguments: [
             (
