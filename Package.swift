@@ -164,7 +164,7 @@ let package = Package(
             swiftSettings: strictSwift6),
         .testTarget(
             name: "CLITests",
-            dependencies: ["TestSupport", "Checksums"],
+            dependencies: ["TestSupport", "Checksums", "DFUPackage"],
             swiftSettings: strictSwift6
         ),
     ],

@@ -27,6 +27,8 @@ public final class SerialDFUTransport: GATTTransport {
         public var pingInterval: Duration = .milliseconds(250)
         /// Where sysfs is, to find a re-enumerated USB device by serial number.
         public var sysfsRoot = "/sys"
+        /// Where the device nodes sysfs names are (`/dev`).
+        public var deviceRoot = "/dev"
 
         /// Creates options for the port at `path`.
         public init(path: String) {
@@ -39,10 +41,9 @@ public final class SerialDFUTransport: GATTTransport {
 
     private struct State: Sendable {
         var port: SerialPort?
-        var path: String
+        var locator: SerialPortLocator
         var decoder = SLIPDecoder()
         var events: [GATTEvent] = []
-        var usbSerialNumber: String?
         var pingID: UInt8 = 0
         var deviceMTU: Int?
     }
@@ -60,8 +61,11 @@ public final class SerialDFUTransport: GATTTransport {
     public init(options: Options, observer: FrameObserver? = nil) {
         self.options = options
         self.observer = observer
-        state = Mutex(State(path: options.path))
+        state = Mutex(State(locator: SerialPortLocator(options)))
     }
+
+    /// The port opened last: the one given, or the name the device came back under after a reset.
+    public var currentPath: String { state.withLock { $0.locator.path } }
 
     /// The SLIP buffer size the device reported with Get MTU on the last connect.
     public var deviceMTU: Int? { state.withLock { $0.deviceMTU } }
@@ -78,17 +82,13 @@ public final class SerialDFUTransport: GATTTransport {
     ///
     /// - Throws: ``SerialPortError``.
     public static func checkAccess(_ options: Options) throws(SerialPortError) {
-        let port = try SerialPort(path: options.path, settings: settings(options))
+        let port = try SerialPort(path: options.path, settings: options.portSettings)
         port.close()
     }
 
     /// Adafruit's 1200-baud touch: the application resets into its bootloader.
     public static func touch(path: String, baudRate: Int) throws(SerialPortError) {
         try SerialPort.touch(path: path, baudRate: baudRate)
-    }
-
-    private static func settings(_ options: Options) -> SerialPort.Settings {
-        SerialPort.Settings(baudRate: options.baudRate, hardwareFlowControl: options.hardwareFlowControl)
     }
 
     // MARK: GATTTransport
@@ -185,27 +185,13 @@ public final class SerialDFUTransport: GATTTransport {
 
     /// Opens the port, waiting for it to appear (a device re-enumerating) until `deadline`.
     private func open(until deadline: ContinuousClock.Instant) async throws(GATTTransportError) -> SerialPort {
-        let lister = USBSerialPorts(sysfsRoot: options.sysfsRoot)
-        while true {
-            var path = state.withLock { $0.path }
-            if let serial = state.withLock({ $0.usbSerialNumber }), let found = lister.port(serialNumber: serial) {
-                path = found.path
-            }
-            do {
-                let port = try SerialPort(path: path, settings: Self.settings(options))
-                let serial = lister.port(atPath: path)?.serialNumber
-                state.withLock { state in
-                    state.path = path
-                    if let serial { state.usbSerialNumber = serial }
-                }
-                return port
-            } catch .notFound {
-                if clock.now >= deadline || Task.isCancelled {
-                    throw .deviceNotFound("serial port '\(path)' did not appear")
-                }
-                try? await Task.sleep(for: .milliseconds(100))
-            } catch {
-                throw .unavailable(error.description)
+        var locator = state.withLock { $0.locator }
+        defer { state.withLock { $0.locator = locator } }
+        do { return try await locator.open(until: deadline) } catch {
+            switch error {
+            case .didNotAppear(let message): throw .deviceNotFound(message)
+            case .otherDevice(let message): throw .unavailable(message)
+            case .port(let error): throw .unavailable(error.description)
             }
         }
     }
@@ -281,6 +267,13 @@ public final class SerialDFUTransport: GATTTransport {
         }
         port?.close()
         return port != nil
+    }
+}
+
+extension SerialDFUTransport.Options {
+    /// The line settings the options ask for.
+    var portSettings: SerialPort.Settings {
+        SerialPort.Settings(baudRate: baudRate, hardwareFlowControl: hardwareFlowControl)
     }
 }
 

@@ -99,9 +99,11 @@ public struct USBSerialPorts: Sendable {
 
     /// The USB description of the port at `path` (following a symlink such as /dev/serial/by-id/…).
     public func port(atPath path: String) -> USBSerialPort? {
+        let ports = all()
+        if let port = ports.first(where: { $0.path == path }) { return port }
         let resolved = Self.realPath(path) ?? path
         let name = resolved.split(separator: "/").last.map(String.init) ?? resolved
-        return all().first { $0.path.split(separator: "/").last.map(String.init) == name }
+        return ports.first { $0.path.split(separator: "/").last.map(String.init) == name }
     }
 
     private static func entries(of directory: String) -> [String] {

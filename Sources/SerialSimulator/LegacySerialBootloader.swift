@@ -95,6 +95,13 @@ public struct LegacySerialBootloader: SerialBootloaderModel {
         return SerialBootloader.Output()
     }
 
+    /// The device reset: a half-received frame is gone, and the link layer forgets the last sequence number.
+    public mutating func lineReset(_ note: String) {
+        decoder = SLIPDecoder()
+        lastSequence = nil
+        transcript.append("# " + note)
+    }
+
     /// Hands a payload to the DFU core; returns whether the port must vanish now.
     private mutating func deliver(_ payload: [UInt8]) -> Bool {
         guard payload.count >= 4 else { return false }

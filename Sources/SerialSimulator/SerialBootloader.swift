@@ -84,6 +84,12 @@ public struct SerialBootloader: SerialBootloaderModel {
         Output(bytes: translate(device.advance(to: time)))
     }
 
+    /// The device reset: a half-received frame is gone.
+    public mutating func lineReset(_ note: String) {
+        decoder = SLIPDecoder()
+        transcript.append("# " + note)
+    }
+
     private mutating func handle(_ frame: [UInt8], at time: Duration, into output: inout Output) {
         guard let opcode = frame.first else { return }
         // A device that reset comes back up as the serial line is used again.
@@ -145,6 +151,8 @@ func hexLine(_ bytes: [UInt8]) -> String {
 
 /// A simulated device behind a serial line: what ``PseudoTerminalBootloader`` serves.
 public protocol SerialBootloaderModel: Sendable {
+    /// The DFU device behind the line.
+    var device: SimulatedDevice { get }
     /// When held-back device output is due.
     var nextEventTime: Duration? { get }
     /// Every frame so far, one line each.
@@ -161,4 +169,6 @@ public protocol SerialBootloaderModel: Sendable {
     mutating func receive(_ bytes: [UInt8], at time: Duration) -> SerialBootloader.Output
     /// Time passes; returns what the device sends meanwhile.
     mutating func advance(to time: Duration) -> SerialBootloader.Output
+    /// The device reset and its port came back (`note` says how, for the transcript): the line starts afresh.
+    mutating func lineReset(_ note: String)
 }

@@ -15,6 +15,14 @@ struct SimulateSerialCommand: ParsableCommand {
             answers SLIP-framed Secure DFU requests as an SDK 15 UART bootloader (ping, get MTU, select, create, \
             write object, checksum, execute), or with --protocol legacy the HCI packets (start, init, data, stop) of \
             an SDK 11 or Adafruit bootloader. Stops after --exit-after activations, or on SIGTERM/Ctrl-C.
+
+            As a USB device: --sysfs DIR describes it in a sysfs tree (DIR/class/tty/NAME, NAME being --port's \
+            file name; 1915:521F for secure, 239A:0029 for legacy, serial number --usb-serial), which \
+            'NRFLOADER_SYSFS=DIR NRFLOADER_DEV=<folder of --port> nrfloader scan --serial' lists and upload --port \
+            uses to find the device again by serial number. --reenumerate same|next makes the port disappear after \
+            every activation (after --reenumerate-delay, deaf meanwhile) and come back 0.3 s later on a new pseudo-terminal, under the same name or the next \
+            number (ttyACM0, then ttyACM1), as a USB CDC bootloader does when it resets between the parts of an \
+            update; --reenumerate-serial S makes it come back with another serial number (another board).
             """
     )
 
@@ -58,8 +66,30 @@ struct SimulateSerialCommand: ParsableCommand {
     @Option(help: "Inject a fault into the simulated device (repeatable), e.g. drop-packet@40.")
     var simFault: [String] = []
 
+    @Option(help: "When it stops, write each image the device activated to DIR (application.bin, softdevice.bin, …).")
+    var saveImages: String?
+
+    @Option(help: "Describe the device as a USB device in a sysfs tree at DIR (see above).")
+    var sysfs: String?
+
+    @Option(help: "Its USB serial number in that tree.")
+    var usbSerial = "C0DE00000001"
+
+    @Option(help: "After every activation the port disappears and comes back: same (name) or next (number).")
+    var reenumerate: ReenumerationArgument?
+
+    @Option(help: "The USB serial number it comes back with (default: its own; another one plays another board).")
+    var reenumerateSerial: String?
+
+    @Option(help: "Milliseconds from the activation to the port's disappearance, deaf meanwhile.")
+    var reenumerateDelay = 100
+
     func validate() throws {
         guard (11...491).contains(mtu) else { throw ValidationError("--mtu must be 11 to 491") }
+        if reenumerateSerial != nil, reenumerate == nil || sysfs == nil {
+            throw ValidationError("--reenumerate-serial needs --reenumerate and --sysfs")
+        }
+        if reenumerateDelay < 0 { throw ValidationError("--reenumerate-delay must be 0 or more") }
         if let exitAfter, exitAfter < 1 { throw ValidationError("--exit-after must be at least 1") }
         if let paceBaud, paceBaud < 100 { throw ValidationError("--pace-baud must be at least 100") }
         _ = try lineFaults()
@@ -119,13 +149,31 @@ struct SimulateSerialCommand: ParsableCommand {
     }
 
     private func serve<Model: SerialBootloaderModel>(_ bootloader: Model) throws {
-        let terminal = try PseudoTerminalBootloader(bootloader: bootloader, linkPath: port, paceBaudRate: paceBaud)
+        let images = try saveImages.map { try SimulatorOptions.parse(["--sim-save-images", $0]) }
+        try images?.checkImageDirectory()
+        let usb = sysfs.map { root in
+            `protocol` == .secure
+                ? SimulatedUSBDevice(
+                    sysfsRoot: root, vendorID: 0x1915, productID: 0x521F, product: "Open DFU Bootloader (simulated)",
+                    serialNumber: usbSerial)
+                : SimulatedUSBDevice(
+                    sysfsRoot: root, vendorID: 0x239A, productID: 0x0029, product: "nRF52 Bootloader (simulated)",
+                    serialNumber: usbSerial)
+        }
+        let terminal = try PseudoTerminalBootloader(
+            bootloader: bootloader, linkPath: port, paceBaudRate: paceBaud, usb: usb,
+            reenumeration: reenumerate.map {
+                SerialReenumeration(
+                    naming: $0.naming, serialNumberAfterReset: reenumerateSerial,
+                    delay: .milliseconds(reenumerateDelay))
+            })
         Console.result("ready \(port) -> \(terminal.slavePath)")
         let stop = StopFlag()
         Interrupts.onFirstInterrupt { stop.raise() }
-        let vanished = terminal.run { state in
+        let vanished = try terminal.run { state in
             stop.isRaised || exitAfter.map { state.activations >= $0 } ?? false
         }
+        try images?.saveActivatedImages(of: terminal.state.device)
         if let transcript {
             let state = terminal.state
             var lines = state.transcript
@@ -141,6 +189,14 @@ struct SimulateSerialCommand: ParsableCommand {
         Console.note(
             "simulate-serial: \(terminal.state.activations) activation(s)\(vanished ? ", port vanished (fault)" : "")")
     }
+}
+
+/// `--reenumerate same|next`.
+enum ReenumerationArgument: String, ExpressibleByArgument, CaseIterable {
+    case same
+    case next
+
+    var naming: SerialReenumeration.Naming { self == .same ? .same : .next }
 }
 
 /// Set once from the interrupt thread, read by the serving loop.

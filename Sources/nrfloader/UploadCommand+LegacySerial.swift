@@ -17,9 +17,7 @@ extension UploadCommand {
             // Adafruit's bootloader needs a moment to come up after the touch (adafruit-nrfutil waits 1.5 s).
             try? await Task.sleep(for: .milliseconds(1500))
         }
-        var options = SerialDFUTransport.Options(path: path)
-        options.baudRate = serial.baud
-        options.hardwareFlowControl = serial.flowControl
+        let options = SerialScan.options(path: path, serial)
         var configuration = LegacySerialDFU.Configuration()
         if let timeout = engineOptions.timeout { configuration.acknowledgementTimeout = .seconds(timeout) }
         if let retries = engineOptions.retries { configuration.attempts = retries }
@@ -38,7 +36,11 @@ extension UploadCommand {
         var sentParts: [(FirmwarePart, Int)] = []
         let upload = Task { () throws(LegacySerialSession.Failure) in
             var lastPercent = -1
-            try await LegacySerialSession(options: options, configuration: configuration).run(parts: parts) { action in
+            // --timeout is per acknowledgement here; a USB device resetting between parts may take longer.
+            let session = LegacySerialSession(
+                options: options, configuration: configuration,
+                reconnectTimeout: .seconds(max(15, engineOptions.timeout ?? 0)))
+            try await session.run(parts: parts) { action in
                 switch action {
                 case .progress(let part, let sent, let total):
                     let percent = total == 0 ? 100 : sent * 100 / total
@@ -99,7 +101,8 @@ extension UploadCommand {
                 error: .transport(
                     TransportFailure(operation: .connect, kind: .deviceNotFound, cause: failure.description)),
                 deviceWasReached: false)
-        case .vanished: kind = .linkLost
+        case .vanished, .didNotComeBack: kind = .linkLost
+        case .otherDevice: kind = .unavailable
         case .protocolFailure: kind = .timedOut
         }
         return UploadFailure(

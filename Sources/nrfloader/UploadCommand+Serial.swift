@@ -25,9 +25,7 @@ extension UploadCommand {
                 throw Self.openFailure(error)
             }
         }
-        var options = SerialDFUTransport.Options(path: path)
-        options.baudRate = serial.baud
-        options.hardwareFlowControl = serial.flowControl
+        let options = SerialScan.options(path: path, serial)
         // Before any progress: a missing port is a missing input (66), a busy or forbidden one unavailable (69).
         if serial.touch == nil {
             do { try SerialDFUTransport.checkAccess(options) } catch { throw Self.openFailure(error) }
@@ -44,7 +42,7 @@ extension UploadCommand {
         try await upload(
             firmware, to: Self.serialPlaceholderAddress, named: path, over: transport, configuration: configuration
         ) {
-            "link: serial \(path) at \(serial.baud) baud\(serial.flowControl ? " with RTS/CTS" : ""), "
+            "link: serial \(transport.currentPath) at \(serial.baud) baud\(serial.flowControl ? " with RTS/CTS" : ""), "
                 + "device mtu \(transport.deviceMTU.map(String.init) ?? "-")"
         }
     }
@@ -58,7 +56,7 @@ extension UploadCommand {
             guard access(requested, F_OK) == 0 else { throw CLIError.inputMissing(path: requested) }
             return requested
         }
-        let candidates = USBSerialPorts(sysfsRoot: SerialScan.sysfsRoot).dfuCandidates()
+        let candidates = SerialScan.lister.dfuCandidates()
         switch candidates.count {
         case 1: return candidates[0].path
         case 0:

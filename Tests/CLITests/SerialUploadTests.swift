@@ -9,22 +9,25 @@ import Testing
 private let packages = TestPaths.repositoryRoot.appendingPathComponent("Tests/Data/packages").path
 private let firmware = TestPaths.repositoryRoot.appendingPathComponent("Resources/firmware").path
 
-/// `nrfloader simulate-serial` on a pseudo-terminal linked at `<dir>/tty`, ready when the link exists.
+/// `nrfloader simulate-serial` on a pseudo-terminal linked at `<dir>/<portName>` (`tty` unless given), ready when
+/// the link exists.
 struct SerialSimulator {
     let directory: TemporaryDirectory
     let running: ProcessRunner.Running
-    var port: String { directory.file("tty") }
+    let port: String
     var transcript: String { directory.file("transcript.txt") }
 
-    init(_ arguments: [String]) throws {
-        directory = try TemporaryDirectory()
+    init(_ arguments: [String], in folder: TemporaryDirectory? = nil, portName: String = "tty") throws {
+        directory = try folder ?? TemporaryDirectory()
+        port = directory.file(portName)
+        try FileManager.default.createDirectory(
+            atPath: URL(fileURLWithPath: port).deletingLastPathComponent().path, withIntermediateDirectories: true)
         running = ProcessRunner().start(
             TestPaths.nrfloader,
-            ["simulate-serial", "--port", directory.file("tty"), "--transcript", directory.file("transcript.txt")]
-                + arguments)
+            ["simulate-serial", "--port", port, "--transcript", directory.file("transcript.txt")] + arguments)
         let deadline = ContinuousClock.now.advanced(by: .seconds(30))
         var information = stat()
-        while lstat(directory.file("tty"), &information) != 0 {
+        while lstat(port, &information) != 0 {
             try #require(ContinuousClock.now < deadline, "simulate-serial did not create its port")
             var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
             nanosleep(&pause, nil)
@@ -185,10 +188,13 @@ struct SerialSimulator {
     }
 }
 
-/// The frames of a committed transcript (`> ` from the host, `< ` from the device), comments dropped.
-private func frames(_ path: String, from prefixes: Set<Character> = [">", "<"]) throws -> [String] {
-    try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
-        .filter { $0.first.map(prefixes.contains) ?? false }.map(String.init)
+/// The frames of a transcript (`> ` from the host, `< ` from the device), comments dropped but for a port
+/// re-enumerating, which becomes `# reset`.
+func frames(_ path: String) throws -> [String] {
+    try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").compactMap { line in
+        if line.hasPrefix("# port re-enumerated") { return "# reset" }
+        return line.hasPrefix("> ") || line.hasPrefix("< ") ? String(line) : nil
+    }
 }
 
 @Suite(.serialized) struct SerialReferenceTests {

@@ -59,6 +59,35 @@ import Testing
         #expect(machine.timerFired() == [.failed(.noAnswer(attempts: 3))])
     }
 
+    @Test("only a later part's unacknowledged Start may be resent as a first attempt (the device reset meanwhile)")
+    func laterStart() throws {
+        var machine = LegacySerialDFU(parts: [try part(imageSize: 8), try part(imageSize: 8)])
+        var actions = machine.start()
+        #expect(!machine.isAwaitingLaterStart)
+        #expect(machine.resendStart().isEmpty)
+        var sequence: UInt8 = 1
+        // Part 1: start, init, one data packet, stop; pauses after start, data and stop.
+        while !machine.isAwaitingLaterStart {
+            if actions.contains(where: { if case .pause = $0 { true } else { false } }) {
+                actions = machine.timerFired()
+                continue
+            }
+            try #require(!sent(actions).isEmpty)
+            actions = machine.receive(frame: acknowledgement(of: sequence))
+            sequence = (sequence + 1) & 7
+        }
+        let start = sent(actions)
+        try #require(start.count == 1)
+        // Three silent waits would end the update; a resend after each starts the count again.
+        for _ in 0..<5 {
+            #expect(sent(machine.resendStart()) == start)
+        }
+        #expect(machine.isAwaitingLaterStart)
+        _ = machine.receive(frame: acknowledgement(of: sequence))
+        #expect(!machine.isAwaitingLaterStart)
+        #expect(machine.resendStart().isEmpty)
+    }
+
     @Test("damaged frames (bad header checksum or CRC) are not acknowledgements")
     func damaged() throws {
         var machine = LegacySerialDFU(parts: [try part(imageSize: 8)])

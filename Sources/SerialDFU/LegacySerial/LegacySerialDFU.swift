@@ -101,6 +101,19 @@ public struct LegacySerialDFU: Sendable {
         return beginPart()
     }
 
+    /// Whether the machine waits for the acknowledgement of a later part's Start packet: the device may still be
+    /// resetting from the part before, and its port may vanish and come back.
+    public var isAwaitingLaterStart: Bool {
+        guard partIndex > 0, case .awaitingAcknowledgement(packet: 0, _) = stage else { return false }
+        return true
+    }
+
+    /// Sends that Start packet again as a first attempt, to the port the device came back on.
+    public mutating func resendStart() -> [Action] {
+        guard isAwaitingLaterStart else { return [] }
+        return send(0, attempt: 1)
+    }
+
     /// A SLIP frame arrived from the device.
     public mutating func receive(frame: [UInt8]) -> [Action] {
         guard case .awaitingAcknowledgement(let index, let attempt) = stage else { return [] }
