@@ -160,7 +160,7 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .testTarget(
-            name: "SerialDFUTests", dependencies: ["SerialDFU", "Checksums", "DFUController", "TestSupport"],
+            name: "SerialDFUTests", dependencies: ["SerialDFU", "Checksums", "DFUController", "DFUTargetAdapter", "TestSupport"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "CLITests",

@@ -173,6 +173,8 @@ public final class SerialDFUTransport: GATTTransport {
         while true {
             if let event = state.withLock({ $0.events.isEmpty ? nil : $0.events.removeFirst() }) { return event }
             guard let port = state.withLock({ $0.port }) else {
+                // Closed, and its loss already reported: nothing can arrive before the deadline.
+                try? await Task.sleep(until: deadline, clock: clock)
                 return nil
             }
             let now = clock.now
@@ -250,8 +252,9 @@ public final class SerialDFUTransport: GATTTransport {
         return port
     }
 
+    /// Closes the port after a failed write; the loss also comes as the next event, as the adapter expects.
     private func lose(_ error: SerialPortError) -> GATTTransportError {
-        closePort()
+        if closePort() { state.withLock { $0.events.append(.disconnected(reason: error.description)) } }
         return .linkLost(error.description)
     }
 
