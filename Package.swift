@@ -160,7 +160,8 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .testTarget(
-            name: "SerialDFUTests", dependencies: ["SerialDFU", "Checksums", "DFUController", "DFUTargetAdapter", "TestSupport"],
+            name: "SerialDFUTests",
+            dependencies: ["SerialDFU", "Checksums", "DFUController", "DFUTargetAdapter", "TestSupport"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "CLITests",

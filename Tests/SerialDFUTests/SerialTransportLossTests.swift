@@ -62,7 +62,8 @@ private final class VanishingTerminal: Sendable {
         _ = pthread_create(
             &thread, nil,
             { argument in
-                let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
+                guard let argument else { return nil }
+                let box = Unmanaged<Box>.fromOpaque(argument).takeRetainedValue()
                 box.body()
                 return nil
             }, box)
