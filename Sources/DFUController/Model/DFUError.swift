@@ -118,8 +118,10 @@ public struct TransportFailure: Sendable, Equatable, CustomStringConvertible {
         self.cause = cause
     }
 
-    /// For example `write to secureControlPoint: org.bluez.Error.Failed: not connected`. A cause that already
-    /// starts with the operation (`connect to C0:DE:…: the link dropped`) is not prefixed a second time.
+    /// The operation and the cause: `write to secureControlPoint: org.bluez.Error.Failed: not connected`.
+    ///
+    /// A cause that already starts with the operation (`connect to C0:DE:…: the link dropped`) is not prefixed a
+    /// second time.
     public var description: String {
         let operation = "\(operation)"
         return cause.hasPrefix(operation) ? cause : "\(operation): \(cause)"
