@@ -9,6 +9,7 @@
 #   --rounds K      run the scenario set K times in a row in one boot (default 1; 0 for none)
 #   --soak N        then N secure uploads in a row, printed as successes/N
 #   --bench         then nrfloader's upload throughput over a bare Python central's on the same target
+#                   (medians of $BENCH_PAIRS alternating runs of each, default 5, and their CPU seconds)
 #   --btmon         also run btmon in the VM and print its log of a failed scenario
 #   --work NAME     the run's directory under .build-vm/ (default work), so two runs can share the cache
 # Prints the tier, one line per scenario (pass/fail, seconds) and "N passed, N failed"; exits non-zero if
@@ -44,6 +45,8 @@ done
 for value in "$ROUNDS" "$SOAK"; do
 	[[ $value =~ ^[0-9]+$ ]] || { echo "vm-tier: --rounds and --soak take a whole number, not '$value'" >&2; exit 64; }
 done
+BENCH_PAIRS=${BENCH_PAIRS:-5}
+[[ $BENCH_PAIRS =~ ^[1-9][0-9]*$ ]] || { echo "vm-tier: BENCH_PAIRS must be a whole number from 1, not '$BENCH_PAIRS'" >&2; exit 64; }
 [[ $WORK_NAME =~ ^[A-Za-z0-9_-]+$ ]] || { echo "vm-tier: --work takes a plain name, not '$WORK_NAME'" >&2; exit 64; }
 for name in $SCENARIOS; do
 	[[ " $ALL " == *" $name "* ]] || { echo "vm-tier: unknown scenario '$name' (known: $ALL)" >&2; exit 64; }
@@ -59,7 +62,7 @@ fail() {
 
 # --- what it needs from Debian
 NEEDED="qemu-system-x86_64:qemu-system-x86 busybox:busybox-static cpio:cpio bluetoothd:bluez btvirt:bluez-test-tools"
-NEEDED="$NEEDED btmgmt:bluez btmon:bluez dbus-daemon:dbus python3:python3"
+NEEDED="$NEEDED btmgmt:bluez btmon:bluez dbus-daemon:dbus python3:python3 /usr/bin/time:time"
 missing=()
 for pair in $NEEDED; do
 	command -v "${pair%%:*}" >/dev/null 2>&1 || [ -x "/usr/libexec/bluetooth/${pair%%:*}" ] || missing+=("${pair#*:}")
@@ -143,12 +146,13 @@ cat >"$WORK/config" <<EOF
 ROUNDS=$ROUNDS
 SOAK=$SOAK
 BENCH=$BENCH
+BENCH_PAIRS=$BENCH_PAIRS
 BTMON=$BTMON
 SCENARIOS="$SCENARIOS"
 EOF
 
 # --- boot; the guest powers off when done, the timeout is for a hung VM
-budget=$((300 + ROUNDS * 900 + SOAK * 150 + BENCH * 600))
+budget=$((300 + ROUNDS * 900 + SOAK * 150 + BENCH * BENCH_PAIRS * 120))
 say "tier: real bluetoothd (qemu TCG, Debian kernel $release, $(/usr/libexec/bluetooth/bluetoothd -v 2>/dev/null ||
 	echo '?') bluetoothd), binary $BINARY, rounds $ROUNDS, soak $SOAK, bench $BENCH"
 started=$SECONDS

@@ -117,7 +117,8 @@ upload() {
 	shift
 	local status
 	echo "\$ nrfloader upload --adapter hci0 --json $*" >"$DIR/$name.cmd"
-	timeout -s INT 240 "$NRF" upload --adapter hci0 --json "$@" 2>"$DIR/$name.err" |
+	${CPU_LOG:+/usr/bin/time -o "$CPU_LOG" -f "%U %S"} timeout -s INT 240 "$NRF" upload --adapter hci0 --json "$@" \
+		2>"$DIR/$name.err" |
 		while IFS= read -r line; do printf '%s %s\n' "$EPOCHREALTIME" "$line"; done >"$DIR/$name.out"
 	status=${PIPESTATUS[0]}
 	if [ "$status" != 0 ]; then
@@ -238,6 +239,9 @@ rate() {
 		END { if (first && last > first) printf "%d", bytes / (last - first) }' "$1"
 }
 
+# cpu_seconds FILE: user + system CPU seconds from `/usr/bin/time -f "%U %S"`'s FILE (its last line).
+cpu_seconds() { tail -n 1 "$1" | awk '{ printf "%.2f", $1 + $2 }'; }
+
 # median: the median of the numbers on stdin, one a line.
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) printf "%d", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
@@ -245,37 +249,54 @@ median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) printf "%d", NR % 2 ? v[(
 # --flash instant --no-acquire`, so the ratio is the transports' and not the simulated flash's. Without
 # --no-acquire, bluetoothd 5.66 hands the first write-without-response to the server's AcquireWrite
 # socket from a pointer into a freed ATT buffer (src/gatt-database.c, pending_write_new): stale bytes,
-# and here a segfault. TCG makes single runs vary by a fifth, so $BENCH_PAIRS pairs (default 5) run
-# alternately, nrfloader then the bare central, and the medians are compared.
+# and here a segfault. TCG makes single runs vary by a fifth, and the VM speeds up as it warms, so
+# $BENCH_PAIRS pairs (default 5) run in turn, nrfloader first in odd pairs and the bare central first in even
+# ones, and the medians are compared. Sets ours/bare (B/s) and ours_cpu/bare_cpu (CPU seconds) of the caller.
+bench_nrfloader() {
+	DETAIL=
+	if start_sim hci1 1 "${SD[@]}" --flash instant --no-acquire &&
+		CPU_LOG=$DIR/upload$1.cpu upload "upload$1" --prn 0 --target "$HCI1" "$SELFTEST_ZIP" &&
+		wait_for 30 activations 1 && same "$SELFTEST_BIN" application.bin; then
+		ours+=("$(rate "$DIR/upload$1.out" "$2")")
+		ours_cpu+=("$(cpu_seconds "$DIR/upload$1.cpu")")
+		stop_sim 30
+	else
+		note "throughput: nrfloader run $1 failed: $DETAIL"
+		failed=$((failed + 1))
+		stop_sim 0
+	fi
+	rm -rf "$DIR/images"
+}
+
+bench_bare() {
+	DETAIL=
+	if start_sim hci1 1 "${SD[@]}" --flash instant --no-acquire &&
+		/usr/bin/time -o "$DIR/bare$1.cpu" -f "%U %S" timeout -s INT 300 /usr/bin/python3 "$W/bare-central.py" \
+			--adapter hci0 --target "$HCI1" --prn 0 \
+			--dat "$DATA/nrfutil617-selftest-signed/selftest-pca10040.dat" --bin "$SELFTEST_BIN" \
+			>"$DIR/bare$1.out" 2>"$DIR/bare$1.err" &&
+		wait_for 30 activations 1 && same "$SELFTEST_BIN" application.bin; then
+		bare+=("$(python3 -c 'import json,sys; print(json.load(sys.stdin)["bytes_per_second"])' <"$DIR/bare$1.out")")
+		bare_cpu+=("$(cpu_seconds "$DIR/bare$1.cpu")")
+		stop_sim 30
+	else
+		note "throughput: bare central run $1 failed: ${DETAIL:-$(tail -n 1 "$DIR/bare$1.err")}"
+		stop_sim 0
+	fi
+	rm -rf "$DIR/images"
+}
+
 scenario_throughput() {
-	local bytes i ours=() bare=() failed=0
+	local bytes i ours=() bare=() ours_cpu=() bare_cpu=() failed=0
 	bytes=$(wc -c <"$SELFTEST_BIN")
 	for ((i = 1; i <= ${BENCH_PAIRS:-5}; i++)); do
-		DETAIL=
-		if start_sim hci1 1 "${SD[@]}" --flash instant --no-acquire &&
-			upload "upload$i" --prn 0 --target "$HCI1" "$SELFTEST_ZIP" &&
-			wait_for 30 activations 1 && same "$SELFTEST_BIN" application.bin; then
-			ours+=("$(rate "$DIR/upload$i.out" "$bytes")")
-			stop_sim 30
+		if ((i % 2)); then
+			bench_nrfloader "$i" "$bytes"
+			bench_bare "$i"
 		else
-			note "throughput: nrfloader run $i failed: $DETAIL"
-			failed=$((failed + 1))
-			stop_sim 0
+			bench_bare "$i"
+			bench_nrfloader "$i" "$bytes"
 		fi
-		rm -rf "$DIR/images"
-		DETAIL=
-		if start_sim hci1 1 "${SD[@]}" --flash instant --no-acquire &&
-			timeout -s INT 300 /usr/bin/python3 "$W/bare-central.py" --adapter hci0 --target "$HCI1" --prn 0 \
-				--dat "$DATA/nrfutil617-selftest-signed/selftest-pca10040.dat" --bin "$SELFTEST_BIN" \
-				>"$DIR/bare$i.out" 2>"$DIR/bare$i.err" &&
-			wait_for 30 activations 1 && same "$SELFTEST_BIN" application.bin; then
-			bare+=("$(python3 -c 'import json,sys; print(json.load(sys.stdin)["bytes_per_second"])' <"$DIR/bare$i.out")")
-			stop_sim 30
-		else
-			note "throughput: bare central run $i failed: ${DETAIL:-$(tail -n 1 "$DIR/bare$i.err")}"
-			stop_sim 0
-		fi
-		rm -rf "$DIR/images"
 	done
 	local ours_median bare_median
 	ours_median=$(printf '%s\n' "${ours[@]}" | median)
@@ -286,6 +307,8 @@ scenario_throughput() {
 		DETAIL=$(awk -v a="$ours_median" -v b="$bare_median" -v o="${ours[*]}" -v r="${bare[*]}" 'BEGIN {
 			printf "nrfloader %d B/s, bare central %d B/s (medians of %s and of %s), ratio %.2f", a, b, o, r, a / b }')
 	fi
+	# What each process cost the two vCPUs, whole run (connection and start-up included).
+	DETAIL="$DETAIL; CPU seconds per run: nrfloader ${ours_cpu[*]:-none}, bare central ${bare_cpu[*]:-none}"
 	echo "$DETAIL" >"$W/throughput.txt"
 	[ "$failed" = 0 ] && [ -n "$ours_median" ] && [ -n "$bare_median" ]
 }
