@@ -29,7 +29,9 @@ struct KeysCommand: ParsableCommand {
 
         func run() throws {
             guard access(keyFile, F_OK) != 0 else {
-                Console.note("Error: '\(keyFile)': already exists; remove it first to make a new key")
+                Console.reportError(
+                    "'\(keyFile)': already exists; remove it first to make a new key",
+                    status: ExitStatus.cannotCreate.rawValue, json: false)
                 throw ExitCode(ExitStatus.cannotCreate.rawValue)
             }
             let output = try OutputFile(path: keyFile, permissions: 0o600)

@@ -119,8 +119,9 @@ struct PackageCommand: ParsableCommand {
             case .legacy: built = try LegacyPackageBuilder.build(try legacyOptions())
             }
         } catch let error as PackageBuilderError {
-            Console.note("Error: \(error)")
-            throw ExitCode(error.isUsage ? ExitStatus.usage.rawValue : ExitStatus.dataError.rawValue)
+            let status = error.isUsage ? ExitStatus.usage : ExitStatus.dataError
+            Console.reportError("\(error)", status: status.rawValue, json: false)
+            throw ExitCode(status.rawValue)
         }
         var now = time(nil)
         var local = tm()

@@ -72,8 +72,9 @@ struct SettingsCommand: ParsableCommand {
             do {
                 page = try BootloaderSettingsPage(generating: try options(), signer: try signer())
             } catch let error as PackageBuilderError {
-                Console.note("Error: \(error)")
-                throw ExitCode(error.isUsage ? ExitStatus.usage.rawValue : ExitStatus.dataError.rawValue)
+                let status = error.isUsage ? ExitStatus.usage : ExitStatus.dataError
+                Console.reportError("\(error)", status: status.rawValue, json: false)
+                throw ExitCode(status.rawValue)
             }
             let output = try OutputFile(path: hexFile)
             try output.write(Array(page.hexText.utf8))
@@ -142,7 +143,7 @@ struct SettingsCommand: ParsableCommand {
                 if let note = read.note { Console.result(note) }
                 Console.result(read.page.description(file: hexFile))
             } catch let error as PackageBuilderError {
-                Console.note("Error: \(error)")
+                Console.reportError("\(error)", status: ExitStatus.dataError.rawValue, json: false)
                 throw ExitCode(ExitStatus.dataError.rawValue)
             }
         }

@@ -84,7 +84,7 @@ extension UploadCommand {
         } catch let error as FleetTargetListError {
             // A usage error found while running (the list is read after the input): exit 64 as a validation error
             // would, without ArgumentParser's usage lines.
-            Console.note("Error: \(error)")
+            Console.reportError("\(error)", status: ExitStatus.usage.rawValue, json: outputOptions.json)
             Glibc.exit(ExitStatus.usage.rawValue)
         }
     }

@@ -124,4 +124,41 @@ private let firmware = TestPaths.repositoryRoot.appendingPathComponent("Resource
                 == "Error: \(visible): no end-of-central-directory record found; not a zip archive, or truncated\n")
         #expect(result.stdoutText.contains(#"bad\u001b[2J.zip"#))
     }
+
+    @Test("keys, package, settings and a fleet's target list escape a file name in their error line too")
+    func fileNameInCommandErrors() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let hostile = "x\u{1B}[2J"
+        let visible = #"x\x1b[2J"#
+        let key = try directory.write(hostile + ".pem", Array("taken".utf8))
+        let keys = nrfloader(["keys", "generate", key])
+        #expect(keys.status == 73)
+        #expect(
+            keys.stderrText
+                == "Error: '\(directory.file(visible + ".pem"))': already exists; remove it first to make a new key\n")
+        #expect(try directory.read(hostile + ".pem") == Array("taken".utf8))
+
+        let hex = try directory.write(hostile + ".hex", Array(":00000001FF\n".utf8))
+        let package = nrfloader([
+            "package", "--hw-version", "52", "--sd-req", "0x0101", "--application-version", "1", "--application", hex,
+            directory.file("out.zip"),
+        ])
+        #expect(package.status == 65)
+        #expect(package.stderrText.hasPrefix("Error: \(directory.file(visible + ".hex")): "), "\(package.stderrText)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("out.zip")))
+
+        let settings = nrfloader(["settings", "display", hex])
+        #expect(settings.status == 65)
+        #expect(settings.stderrText.hasPrefix("Error: \(directory.file(visible + ".hex")): "), "\(settings.stderrText)")
+
+        let targets = try directory.write(hostile + ".txt", Array("nope\n".utf8))
+        let fleet = nrfloader(["upload", "--json", "--targets-from", targets, "blinky-pca10040"])
+        #expect(fleet.status == 64)
+        let listed = directory.file(visible + ".txt")
+        let expected = "Error: \(listed):1: 'nope' is not a bluetooth address"
+        #expect(fleet.stderrText.hasPrefix(expected), "\(fleet.stderrText)")
+        let last = try #require(fleet.stdoutText.split(separator: "\n").last)
+        #expect(last.hasPrefix(#"{"event":"error","exit_status":64,"#), "\(fleet.stdoutText)")
+    }
 }
