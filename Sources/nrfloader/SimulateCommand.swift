@@ -89,7 +89,8 @@ struct SimulateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        if let saveImages { try Self.makeDirectory(saveImages) }
+        // Before anything is registered.
+        if let saveImages { try SimulatorOptions.makeImageDirectory(saveImages) }
         var secure = SecureBootloaderOptions()
         secure.hardwareVersion = hwVersion
         secure.softDeviceFWID = softDevice.map { UInt32($0.value) } ?? Self.defaultSecureSoftDevice
@@ -123,20 +124,6 @@ struct SimulateCommand: AsyncParsableCommand {
     /// The Secure bootloader's SoftDevice by default: S132 7.2.0 (0x101), which the catalog's nRF52832 images
     /// (`blinky-pca10040`, `selftest-pca10040`) name in their `sd_req`.
     static let defaultSecureSoftDevice: UInt32 = 0x0101
-
-    /// Creates `path` (one level, as `mkdir` does) unless it exists; fails unless it is then a directory, before
-    /// anything is registered.
-    private static func makeDirectory(_ path: String) throws {
-        var information = stat()
-        if stat(path, &information) != 0 {
-            guard errno == ENOENT, mkdir(path, 0o777) == 0 || errno == EEXIST, stat(path, &information) == 0 else {
-                throw CLIError.cannotCreateOutput(path: path, reason: InputFile.describeErrno())
-            }
-        }
-        guard information.st_mode & S_IFMT == S_IFDIR else {
-            throw CLIError.cannotCreateOutput(path: path, reason: "not a directory")
-        }
-    }
 }
 
 extension SimulatedTargetKind: ExpressibleByArgument {}

@@ -58,7 +58,11 @@ struct SimulatorOptions: ParsableArguments {
     /// Makes sure `--sim-save-images` names a directory, creating it when it does not exist, before anything is
     /// sent (a single upload and a fleet alike).
     func checkImageDirectory() throws {
-        guard let directory = simSaveImages else { return }
+        if let directory = simSaveImages { try Self.makeImageDirectory(directory) }
+    }
+
+    /// Creates `directory` (one level, as `mkdir` does) unless it exists; fails unless it is then a directory.
+    static func makeImageDirectory(_ directory: String) throws {
         if mkdir(directory, 0o755) != 0, errno != EEXIST {
             throw CLIError.cannotCreateOutput(path: directory, reason: InputFile.describeErrno())
         }
