@@ -113,15 +113,9 @@ struct PackageCommand: ParsableCommand {
 
     func run() throws {
         let built: BuiltPackage
-        do {
-            switch dfu {
-            case .secure: built = try SecurePackageBuilder.build(try secureOptions(), signer: try signer())
-            case .legacy: built = try LegacyPackageBuilder.build(try legacyOptions())
-            }
-        } catch let error as PackageBuilderError {
-            let status = error.isUsage ? ExitStatus.usage : ExitStatus.dataError
-            Console.reportError("\(error)", status: status.rawValue, json: false)
-            throw ExitCode(status.rawValue)
+        switch dfu {
+        case .secure: built = try SecurePackageBuilder.build(try secureOptions(), signer: try signer())
+        case .legacy: built = try LegacyPackageBuilder.build(try legacyOptions())
         }
         var now = time(nil)
         var local = tm()

@@ -68,14 +68,7 @@ struct SettingsCommand: ParsableCommand {
         var keyFile: String?
 
         func run() throws {
-            let page: BootloaderSettingsPage
-            do {
-                page = try BootloaderSettingsPage(generating: try options(), signer: try signer())
-            } catch let error as PackageBuilderError {
-                let status = error.isUsage ? ExitStatus.usage : ExitStatus.dataError
-                Console.reportError("\(error)", status: status.rawValue, json: false)
-                throw ExitCode(status.rawValue)
-            }
+            let page = try BootloaderSettingsPage(generating: try options(), signer: try signer())
             let output = try OutputFile(path: hexFile)
             try output.write(Array(page.hexText.utf8))
             try output.commit()
@@ -143,6 +136,7 @@ struct SettingsCommand: ParsableCommand {
                 if let note = read.note { Console.result(note) }
                 Console.result(read.page.description(file: hexFile))
             } catch let error as PackageBuilderError {
+                // A page that cannot be read is bad data (65), even where `read` files it as a usage error.
                 Console.reportError("\(error)", status: ExitStatus.dataError.rawValue, json: false)
                 throw ExitCode(ExitStatus.dataError.rawValue)
             }

@@ -78,18 +78,9 @@ extension UploadCommand {
         return kind
     }
 
+    /// A bad `--targets-from` list is a ``FleetTargetListError``: exit 64 as a validation error would, without
+    /// ArgumentParser's usage lines (the list is read after the input).
     func runFleet() async throws {
-        do {
-            try await runFleetNow()
-        } catch let error as FleetTargetListError {
-            // A usage error found while running (the list is read after the input): exit 64 as a validation error
-            // would, without ArgumentParser's usage lines.
-            Console.reportError("\(error)", status: ExitStatus.usage.rawValue, json: outputOptions.json)
-            Glibc.exit(ExitStatus.usage.rawValue)
-        }
-    }
-
-    private func runFleetNow() async throws {
         let kinds = try targets.compactMap(Self.simulatedKind)
         if !kinds.isEmpty {
             try await runSimulatedFleet(kinds)
