@@ -297,7 +297,7 @@ public struct DFUController: Sendable {
             state = .secure(machine)
             return apply(output, at: now)
         case (.secure(var machine), .response):
-            if let output = machine.receiptLate(at: now) {
+            if let output = machine.receiptLate(at: now) ?? machine.responseLate(at: now) {
                 state = .secure(machine)
                 return apply(output, at: now)
             }
@@ -443,9 +443,10 @@ public struct DFUController: Sendable {
                 return fail(.firmwareUnsuitable(.noInitPacket(for: .secure)))
             }
             selectedProtocol = .secure
-            let machine = SecureDFU(context: context, mtu: mtu)
+            var machine = SecureDFU(context: context, mtu: mtu)
+            let first = machine.begin(at: now)
             state = .secure(machine)
-            return [.enableNotifications(.secureControlPoint)] + machine.begin(at: now)
+            return [.enableNotifications(.secureControlPoint)] + first
         }
         for variant in [ButtonlessVariant.withoutBonds, .withBonds]
         where characteristics.contains(variant.characteristic) {

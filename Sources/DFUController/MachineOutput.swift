@@ -12,6 +12,21 @@ enum MachineOutput: Equatable, Sendable {
     case restart([DFUAction], reason: String, error: DFUError)
 }
 
+extension MachineOutput {
+    /// The same output with `action` performed first.
+    ///
+    /// - Parameter action: The action to put in front (a log line, say).
+    /// - Returns: The output.
+    func prepending(_ action: DFUAction) -> MachineOutput {
+        switch self {
+        case .running(let actions): .running([action] + actions)
+        case .partComplete(let actions, let confirmation): .partComplete([action] + actions, confirmation)
+        case .failed: self
+        case .restart(let actions, let reason, let error): .restart([action] + actions, reason: reason, error: error)
+        }
+    }
+}
+
 /// The facts about the current part that every machine needs.
 struct PartContext: Equatable, Sendable {
     /// The part being sent.

@@ -122,8 +122,10 @@ extension UploadCommand {
         let speed = simulatorOptions.simSpeed > 0 ? simulatorOptions.simSpeed : nil
         let transports = SimulatedTransports()
         let simulatedDevices = simulated
+        let operationTimeout = engineOptions.configuration.responseTimeout
         let outcomes = await runFleet(firmware, devices: devices) { index, _ in
-            let transport = SimulatedTransport(device: simulatedDevices[index], speed: speed)
+            let transport = SimulatedTransport(
+                device: simulatedDevices[index], speed: speed, operationTimeout: operationTimeout)
             transports.store(transport, at: index)
             return transport
         }

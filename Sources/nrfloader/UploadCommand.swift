@@ -105,8 +105,10 @@ struct UploadCommand: AsyncParsableCommand {
         try initPacketOptions.verifySignatures(of: firmware)
         try simulatorOptions.checkImageDirectory()
         let device = try simulatorOptions.device(kind, for: firmware)
+        // One timeout model (issue 23): the simulated link's ATT wait is --timeout, as BlueZ's is.
         let transport = SimulatedTransport(
-            device: device, speed: simulatorOptions.simSpeed > 0 ? simulatorOptions.simSpeed : nil)
+            device: device, speed: simulatorOptions.simSpeed > 0 ? simulatorOptions.simSpeed : nil,
+            operationTimeout: engineOptions.configuration.responseTimeout)
         guard let advertised = device.advertisement else {
             throw ValidationError("the simulated \(kind.rawValue) device does not advertise")
         }

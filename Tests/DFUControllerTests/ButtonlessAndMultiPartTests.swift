@@ -36,7 +36,7 @@ import Testing
                 .does(.cancelTimer(.connection)),
                 .does(.enableNotifications(.secureControlPoint)),
                 writes(.secureControlPoint, "06 01"),
-                arms(.response, .seconds(20)),
+                arms(.response, .seconds(1)),
             ], ignoringProgressAndLogs: true)
     }
 
@@ -109,14 +109,14 @@ import Testing
             [
                 notifies(.secureControlPoint, "60 06 01 00 10 00 00 00 00 00 00 00 00 00 00"),
                 writes(.secureControlPoint, "01 02 08 00 00 00"),  // createObject(data, 8)
-                arms(.response, .seconds(20)),
+                arms(.response, .seconds(1)),
                 notifies(.secureControlPoint, "60 01 01"),
                 sends(.securePacket, image[...], size: 20),
                 writes(.secureControlPoint, "03"),
-                arms(.response, .milliseconds(20_016)),
+                arms(.response, .milliseconds(1_050)),
                 notifies(.secureControlPoint, "60 03 01 08 00 00 00 " + le32(crc(image, 8))),
                 writes(.secureControlPoint, "04"),
-                arms(.response, .seconds(20)),
+                arms(.response, .seconds(1)),
                 notifies(.secureControlPoint, "60 04 01"),
                 .does(.cancelTimer(.response)),
             ]

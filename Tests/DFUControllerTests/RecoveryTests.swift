@@ -260,7 +260,7 @@ func restartLines(at now: Duration, resetting: Bool, request: ConnectionRequest 
                 .does(.cancelTimer(.connection)),
                 .does(.enableNotifications(.secureControlPoint)),
                 writes(.secureControlPoint, "06 01"),
-                arms(.response, .seconds(20)),
+                arms(.response, .seconds(1)),
                 .disconnects,  // the device reset mid-update
                 .does(.cancelTimer(.response)), .does(.cancelTimer(.objectPreparation)),
                 .does(.cancelTimer(.connection)),

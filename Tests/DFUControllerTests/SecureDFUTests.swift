@@ -27,27 +27,27 @@ func secureInitLines(mtu: Int = 23, prn: String = "02 03 00") -> [Line] {
         .does(.cancelTimer(.connection)),
         .does(.enableNotifications(.secureControlPoint)),
         writes(.secureControlPoint, "06 01"),  // selectObject(command)
-        arms(.response, .seconds(20)),
+        arms(.response, .seconds(1)),  // an answer 1 s late is asked for again (responseLate), until 20 s
         .acknowledged, .acknowledged,  // CCCD and Select: answers come as notifications
         notifies(.secureControlPoint, "60 06 01 00 01 00 00 00 00 00 00 00 00 00 00"),  // max 256, offset 0, crc 0
         writes(.secureControlPoint, "01 01 0A 00 00 00"),  // createObject(command, 10)
-        arms(.response, .seconds(20)),
+        arms(.response, .seconds(1)),
         notifies(.secureControlPoint, "60 01 01"),
         writes(.secureControlPoint, "02 00 00"),  // setPacketReceiptNotification(0)
-        arms(.response, .seconds(20)),
+        arms(.response, .seconds(1)),
         notifies(.secureControlPoint, "60 02 01"),
         sends(.securePacket, secureInit[...], size: 20),
         writes(.secureControlPoint, "03"),  // calculateChecksum
-        arms(.response, .seconds(20) + .milliseconds(20)),
+        arms(.response, .milliseconds(1_050)),  // 1 packet x 50 ms + 1 s, then asked again
         notifies(.secureControlPoint, "60 03 01 0A 00 00 00 " + le32(crc(secureInit, 10))),
         writes(.secureControlPoint, "04"),  // execute
-        arms(.response, .seconds(20)),
+        arms(.response, .seconds(1)),
         notifies(.secureControlPoint, "60 04 01"),
         writes(.secureControlPoint, prn),  // setPacketReceiptNotification(N)
-        arms(.response, .seconds(20)),
+        arms(.response, .seconds(1)),
         notifies(.secureControlPoint, "60 02 01"),
         writes(.secureControlPoint, "06 02"),  // selectObject(data)
-        arms(.response, .seconds(20)),
+        arms(.response, .seconds(1)),
     ]
 }
 
@@ -72,7 +72,7 @@ func secureInitLines(mtu: Int = 23, prn: String = "02 03 00") -> [Line] {
             notifies(.secureControlPoint, "60 06 01 40 00 00 00 00 00 00 00 00 00 00 00"),  // max 64, offset 0
             progress(.sendingFirmware, 0, 0),
             writes(.secureControlPoint, "01 02 40 00 00 00"),  // createObject(data, 64)
-            arms(.response, .seconds(20)),
+            arms(.response, .seconds(1)),
             notifies(.secureControlPoint, "60 01 01"),
             .does(.cancelTimer(.response)),
             arms(.objectPreparation, .milliseconds(400)),
@@ -84,14 +84,14 @@ func secureInitLines(mtu: Int = 23, prn: String = "02 03 00") -> [Line] {
             progress(.sendingFirmware, 60, 60),
             sends(.securePacket, image[60..<64], size: 20),
             writes(.secureControlPoint, "03"),  // calculateChecksum
-            arms(.response, .milliseconds(20_408)),
+            arms(.response, .milliseconds(1_450)),
             notifies(.secureControlPoint, "60 03 01 40 00 00 00 " + le32(crc(image, 64))),
             writes(.secureControlPoint, "04"),  // execute
-            arms(.response, .milliseconds(20_400)),
+            arms(.response, .milliseconds(1_400)),
             notifies(.secureControlPoint, "60 04 01"),
             progress(.sendingFirmware, 64, 64),
             writes(.secureControlPoint, "01 02 40 00 00 00"),  // createObject(data, 64); no delay after the first
-            arms(.response, .milliseconds(20_400)),
+            arms(.response, .milliseconds(1_400)),
             notifies(.secureControlPoint, "60 01 01"),
             sends(.securePacket, image[64..<124], size: 20),
             arms(.response, .milliseconds(400 + 3 * 50 + 1000)),
@@ -99,22 +99,22 @@ func secureInitLines(mtu: Int = 23, prn: String = "02 03 00") -> [Line] {
             progress(.sendingFirmware, 124, 124),
             sends(.securePacket, image[124..<128], size: 20),
             writes(.secureControlPoint, "03"),
-            arms(.response, .milliseconds(20_408)),
+            arms(.response, .milliseconds(1_450)),
             notifies(.secureControlPoint, "60 03 01 80 00 00 00 " + le32(crc(image, 128))),
             writes(.secureControlPoint, "04"),
-            arms(.response, .milliseconds(20_400)),
+            arms(.response, .milliseconds(1_400)),
             notifies(.secureControlPoint, "60 04 01"),
             progress(.sendingFirmware, 128, 128),
             writes(.secureControlPoint, "01 02 20 00 00 00"),  // createObject(data, 32): the short last object
-            arms(.response, .milliseconds(20_400)),
+            arms(.response, .milliseconds(1_400)),
             notifies(.secureControlPoint, "60 01 01"),
             sends(.securePacket, image[128..<160], size: 20),  // 2 writes < PRN 3: checksum follows at once
             writes(.secureControlPoint, "03"),
-            arms(.response, .milliseconds(20_464)),
+            arms(.response, .milliseconds(1_500)),
             notifies(.secureControlPoint, "60 03 01 A0 00 00 00 " + le32(crc(image, 160))),
             progress(.validating, 160, 160),
             writes(.secureControlPoint, "04"),
-            arms(.response, .milliseconds(20_400)),
+            arms(.response, .milliseconds(1_400)),
             notifies(.secureControlPoint, "60 04 01"),
             .does(.cancelTimer(.response)),
             .does(.log("part 1 of 1 (application) confirmed: 160 bytes, crc \(hex32(crc(image, 160)))")),
@@ -143,34 +143,34 @@ func secureInitLines(mtu: Int = 23, prn: String = "02 03 00") -> [Line] {
         lines += [
             notifies(.secureControlPoint, "60 06 01 00 10 00 00 00 00 00 00 00 00 00 00"),  // max 4096
             writes(.secureControlPoint, "01 02 00 10 00 00"),  // createObject(data, 4096)
-            arms(.response, .seconds(20)),
+            arms(.response, .seconds(1)),
             notifies(.secureControlPoint, "60 01 01"),
             sends(.securePacket, image[0..<4096], size: 244),
             writes(.secureControlPoint, "03"),
-            arms(.response, .milliseconds(28_192)),
+            arms(.response, .milliseconds(1_850)),
             notifies(.secureControlPoint, "60 03 01 00 10 00 00 " + le32(crc(image, 4096))),
             writes(.secureControlPoint, "04"),
-            arms(.response, .seconds(20)),
+            arms(.response, .seconds(1)),
             notifies(.secureControlPoint, "60 04 01"),
             writes(.secureControlPoint, "01 02 00 10 00 00"),
-            arms(.response, .seconds(20)),
+            arms(.response, .seconds(1)),
             notifies(.secureControlPoint, "60 01 01"),
             sends(.securePacket, image[4096..<8192], size: 244),
             writes(.secureControlPoint, "03"),
-            arms(.response, .milliseconds(28_192)),
+            arms(.response, .milliseconds(1_850)),
             notifies(.secureControlPoint, "60 03 01 00 20 00 00 " + le32(crc(image, 8192))),
             writes(.secureControlPoint, "04"),
-            arms(.response, .seconds(20)),
+            arms(.response, .seconds(1)),
             notifies(.secureControlPoint, "60 04 01"),
             writes(.secureControlPoint, "01 02 28 03 00 00"),  // createObject(data, 808)
-            arms(.response, .seconds(20)),
+            arms(.response, .seconds(1)),
             notifies(.secureControlPoint, "60 01 01"),
             sends(.securePacket, image[8192..<9000], size: 244),
             writes(.secureControlPoint, "03"),
-            arms(.response, .milliseconds(21_616)),
+            arms(.response, .milliseconds(1_200)),
             notifies(.secureControlPoint, "60 03 01 28 23 00 00 " + le32(crc(image, 9000))),
             writes(.secureControlPoint, "04"),
-            arms(.response, .seconds(20)),
+            arms(.response, .seconds(1)),
             notifies(.secureControlPoint, "60 04 01"),
             .does(.cancelTimer(.response)),
             .does(.disconnect),

@@ -7,14 +7,14 @@ func firstObjectLines(_ image: [UInt8]) -> [Line] {
     secureInitLines() + [
         notifies(.secureControlPoint, "60 06 01 40 00 00 00 00 00 00 00 00 00 00 00"),
         writes(.secureControlPoint, "01 02 40 00 00 00"),
-        arms(.response, .seconds(20)),
+        arms(.response, .seconds(1)),
         notifies(.secureControlPoint, "60 01 01"),
         sends(.securePacket, image[0..<60], size: 20),
         arms(.response, .milliseconds(3 * 50 + 1000)),  // the receipt is due after 3 packets x 50 ms + 1 s
         notifies(.secureControlPoint, "60 03 01 3C 00 00 00 " + le32(crc(image, 60))),
         sends(.securePacket, image[60..<64], size: 20),
         writes(.secureControlPoint, "03"),
-        arms(.response, .milliseconds(20_008)),
+        arms(.response, .milliseconds(1_050)),
     ]
 }
 
@@ -29,17 +29,17 @@ func firstObjectLines(_ image: [UInt8]) -> [Line] {
             firstObjectLines(image) + [
                 notifies(.secureControlPoint, "60 03 01 40 00 00 00 00 00 00 00"),  // wrong CRC
                 writes(.secureControlPoint, "01 02 40 00 00 00"),  // createObject(data) again
-                arms(.response, .seconds(20)),
+                arms(.response, .seconds(1)),
                 notifies(.secureControlPoint, "60 01 01"),
                 sends(.securePacket, image[0..<60], size: 20),
                 arms(.response, .milliseconds(1_150)),
                 notifies(.secureControlPoint, "60 03 01 3C 00 00 00 " + le32(crc(image, 60))),
                 sends(.securePacket, image[60..<64], size: 20),
                 writes(.secureControlPoint, "03"),
-                arms(.response, .milliseconds(20_008)),
+                arms(.response, .milliseconds(1_050)),
                 notifies(.secureControlPoint, "60 03 01 40 00 00 00 " + le32(crc(image, 64))),
                 writes(.secureControlPoint, "04"),
-                arms(.response, .seconds(20)),
+                arms(.response, .seconds(1)),
             ], ignoringProgressAndLogs: true)
     }
 
@@ -71,14 +71,14 @@ func firstObjectLines(_ image: [UInt8]) -> [Line] {
         lines += [
             notifies(.secureControlPoint, "60 03 01 28 00 00 00 " + le32(crc(image, 40))),  // the last 20 bytes lost
             writes(.secureControlPoint, "02 03 00"),  // setPacketReceiptNotification(3): the target counts afresh
-            arms(.response, .seconds(20)),
+            arms(.response, .seconds(1)),
             notifies(.secureControlPoint, "60 02 01"),
             sends(.securePacket, image[40..<64], size: 20),  // 2 writes end the object: the checksum follows
             writes(.secureControlPoint, "03"),
-            arms(.response, .milliseconds(20_048)),
+            arms(.response, .milliseconds(1_100)),
             notifies(.secureControlPoint, "60 03 01 40 00 00 00 " + le32(crc(image, 64))),
             writes(.secureControlPoint, "04"),
-            arms(.response, .seconds(20)),
+            arms(.response, .seconds(1)),
         ]
         run(&controller, lines, ignoringProgressAndLogs: true)
     }
@@ -93,7 +93,7 @@ func firstObjectLines(_ image: [UInt8]) -> [Line] {
                 .secureControlPoint,
                 "60 03 01 28 00 00 00 " + le32(crc(Array(image[0..<20]) + Array(image[40..<60]), 40))),
             writes(.secureControlPoint, "01 02 40 00 00 00"),  // createObject(data, 64): rewinds the target
-            arms(.response, .seconds(20)),
+            arms(.response, .seconds(1)),
         ]
         run(&controller, lines, ignoringProgressAndLogs: true)
     }
@@ -106,15 +106,15 @@ func firstObjectLines(_ image: [UInt8]) -> [Line] {
             .passes(.milliseconds(1_150)),
             .fires(.response),  // no receipt within 3 x 50 ms + 1 s
             writes(.secureControlPoint, "03"),  // calculateChecksum
-            arms(.response, .milliseconds(21_150)),
+            arms(.response, .milliseconds(2_150)),
             notifies(.secureControlPoint, "60 03 01 3C 00 00 00 " + le32(crc(image, 60))),  // the late receipt
             sends(.securePacket, image[60..<64], size: 20),
             writes(.secureControlPoint, "03"),
-            arms(.response, .milliseconds(21_158)),
+            arms(.response, .milliseconds(2_200)),
             notifies(.secureControlPoint, "60 03 01 3C 00 00 00 " + le32(crc(image, 60))),  // the answer: stale
             notifies(.secureControlPoint, "60 03 01 40 00 00 00 " + le32(crc(image, 64))),
             writes(.secureControlPoint, "04"),
-            arms(.response, .milliseconds(21_150)),
+            arms(.response, .milliseconds(2_150)),
         ]
         run(&controller, lines, ignoringProgressAndLogs: true)
     }
@@ -127,11 +127,11 @@ func firstObjectLines(_ image: [UInt8]) -> [Line] {
             .passes(.milliseconds(1_150)),
             .fires(.response),
             writes(.secureControlPoint, "03"),
-            arms(.response, .milliseconds(21_150)),
+            arms(.response, .milliseconds(2_150)),
             notifies(.secureControlPoint, "60 03 01 3C 00 00 00 " + le32(crc(image, 60))),
             sends(.securePacket, image[60..<64], size: 20),
             writes(.secureControlPoint, "03"),
-            arms(.response, .milliseconds(21_158)),
+            arms(.response, .milliseconds(2_200)),
         ]
         run(&controller, lines, ignoringProgressAndLogs: true)
     }
@@ -202,17 +202,26 @@ func firstObjectLines(_ image: [UInt8]) -> [Line] {
         #expect(controller.isFinished)
     }
 
-    @Test("a response timer firing reconnects to resume, and fails with what was awaited once reconnects are spent")
+    @Test("an unanswered request is asked again 3 times a second apart, then waited for until --timeout")
     func responseTimeout() {
         var controller = secureController(image: image) { $0.maximumReconnects = 1 }
         let reconnect: [Line] = [
             .does(.cancelTimer(.response)), .does(.cancelTimer(.objectPreparation)), .does(.cancelTimer(.connection)),
             .does(.disconnect),
         ]
+        // Select asked at `start`, then again at +1, +2 and +3 s; the answer is overdue for good at +20 s.
+        let silence = { (start: Duration) -> [Line] in
+            (1...3).flatMap { second -> [Line] in
+                [
+                    .passes(.seconds(1)), .fires(.response),
+                    writes(.secureControlPoint, "06 01"), arms(.response, start + .seconds(second + 1)),
+                ]
+            } + [.passes(.seconds(1)), .fires(.response), arms(.response, start + .seconds(20))]
+        }
         run(
             &controller,
-            Array(secureInitLines().prefix(8)) + [
-                .passes(.seconds(20)),
+            Array(secureInitLines().prefix(8)) + silence(.zero) + [
+                .passes(.seconds(16)),
                 .fires(.response),
             ] + reconnect + [
                 arms(.disconnection, .seconds(25)),
@@ -224,8 +233,9 @@ func firstObjectLines(_ image: [UInt8]) -> [Line] {
                 .does(.cancelTimer(.connection)),
                 .does(.enableNotifications(.secureControlPoint)),
                 writes(.secureControlPoint, "06 01"),  // selectObject(command): where does the target stand?
-                arms(.response, .seconds(40)),
-                .passes(.seconds(20)),
+                arms(.response, .seconds(21)),
+            ] + silence(.seconds(20)) + [
+                .passes(.seconds(16)),
                 .fires(.response),
                 .does(.disconnect),
                 .does(.fail(.timedOut(.secureResponse(.selectObject), limit: .seconds(20)))),
@@ -233,6 +243,65 @@ func firstObjectLines(_ image: [UInt8]) -> [Line] {
         #expect(
             DFUError.timedOut(.secureResponse(.selectObject), limit: .seconds(20)).description
                 == "timed out after 20.0 seconds waiting for the response to selectObject (0x06)")
+    }
+
+    @Test("a lost answer to Create costs a second: Create is asked again and the answer to it goes on")
+    func lostCreateAnswer() {
+        var controller = secureController(image: image) { $0.objectPreparationDelay = .zero }
+        // Up to the data object's Create and its timer.
+        var lines = Array(firstObjectLines(image).prefix(secureInitLines().count + 3))
+        lines += [
+            .passes(.seconds(1)),
+            .fires(.response),  // "60 01 01" was lost
+            writes(.secureControlPoint, "01 02 40 00 00 00"),  // createObject(data, 64) again: same object, empty
+            arms(.response, .seconds(2)),
+            notifies(.secureControlPoint, "60 01 01"),
+            sends(.securePacket, image[0..<60], size: 20),
+            arms(.response, .milliseconds(2_150)),
+        ]
+        run(&controller, lines, ignoringProgressAndLogs: true)
+    }
+
+    @Test("a late answer to a request asked again is ignored once the machine has moved on")
+    func lateAnswerIgnored() {
+        var controller = secureController(image: image) { $0.objectPreparationDelay = .zero }
+        var lines = firstObjectLines(image)
+        lines += [
+            notifies(.secureControlPoint, "60 03 01 40 00 00 00 " + le32(crc(image, 64))),
+            writes(.secureControlPoint, "04"),  // execute object 0
+            arms(.response, .seconds(1)),
+            .passes(.seconds(1)),
+            .fires(.response),
+            writes(.secureControlPoint, "04"),  // asked again
+            arms(.response, .seconds(2)),
+            notifies(.secureControlPoint, "60 04 01"),  // the first answer, late
+            writes(.secureControlPoint, "01 02 40 00 00 00"),  // createObject(data, 64) for object 1
+            arms(.response, .seconds(2)),
+            notifies(.secureControlPoint, "60 04 08"),  // the repeated Execute's answer: late, not unsolicited
+            notifies(.secureControlPoint, "60 01 01"),
+            sends(.securePacket, image[64..<124], size: 20),
+            arms(.response, .milliseconds(2_150)),
+        ]
+        run(&controller, lines, ignoringProgressAndLogs: true)
+    }
+
+    @Test("a repeated Execute answered 0x08 means the first one executed the object")
+    func repeatedExecuteNotPermitted() {
+        var controller = secureController(image: image) { $0.objectPreparationDelay = .zero }
+        run(
+            &controller,
+            firstObjectLines(image) + [
+                notifies(.secureControlPoint, "60 03 01 40 00 00 00 " + le32(crc(image, 64))),
+                writes(.secureControlPoint, "04"),
+                arms(.response, .seconds(1)),
+                .passes(.seconds(1)),
+                .fires(.response),  // "60 04 01" was lost
+                writes(.secureControlPoint, "04"),
+                arms(.response, .seconds(2)),
+                notifies(.secureControlPoint, "60 04 08"),
+                writes(.secureControlPoint, "01 02 40 00 00 00"),  // object 1: the device executed object 0
+                arms(.response, .seconds(2)),
+            ], ignoringProgressAndLogs: true)
     }
 
     @Test("a connection timer firing fails the connection")

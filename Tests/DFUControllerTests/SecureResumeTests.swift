@@ -12,16 +12,16 @@ func resumedInitLines() -> [Line] {
         .does(.cancelTimer(.connection)),
         .does(.enableNotifications(.secureControlPoint)),
         writes(.secureControlPoint, "06 01"),  // selectObject(command)
-        arms(.response, .seconds(20)),
+        arms(.response, .seconds(1)),
         notifies(.secureControlPoint, "60 06 01 00 01 00 00 0A 00 00 00 " + le32(crc(secureInit, 10))),
         writes(.secureControlPoint, "04"),  // execute: the whole init packet is there
-        arms(.response, .seconds(20)),
+        arms(.response, .seconds(1)),
         notifies(.secureControlPoint, "60 04 01"),
         writes(.secureControlPoint, "02 03 00"),  // setPacketReceiptNotification(3)
-        arms(.response, .seconds(20)),
+        arms(.response, .seconds(1)),
         notifies(.secureControlPoint, "60 02 01"),
         writes(.secureControlPoint, "06 02"),  // selectObject(data)
-        arms(.response, .seconds(20)),
+        arms(.response, .seconds(1)),
     ]
 }
 
@@ -37,13 +37,13 @@ func resumedInitLines() -> [Line] {
                 notifies(.secureControlPoint, "60 06 01 40 00 00 00 64 00 00 00 " + le32(crc(image, 100))),
                 sends(.securePacket, image[100..<128], size: 20),  // no Create: the object exists
                 writes(.secureControlPoint, "03"),
-                arms(.response, .milliseconds(20_056)),
+                arms(.response, .milliseconds(1_100)),
                 notifies(.secureControlPoint, "60 03 01 80 00 00 00 " + le32(crc(image, 128))),
                 writes(.secureControlPoint, "04"),
-                arms(.response, .seconds(20)),
+                arms(.response, .seconds(1)),
                 notifies(.secureControlPoint, "60 04 01"),
                 writes(.secureControlPoint, "01 02 20 00 00 00"),  // createObject(data, 32)
-                arms(.response, .seconds(20)),
+                arms(.response, .seconds(1)),
             ], ignoringProgressAndLogs: true)
     }
 
@@ -55,10 +55,10 @@ func resumedInitLines() -> [Line] {
             resumedInitLines() + [
                 notifies(.secureControlPoint, "60 06 01 40 00 00 00 80 00 00 00 " + le32(crc(image, 128))),
                 writes(.secureControlPoint, "04"),  // execute object 1, may be pending
-                arms(.response, .seconds(20)),
+                arms(.response, .seconds(1)),
                 notifies(.secureControlPoint, "60 04 08"),  // operationNotPermitted: SDK 15–17 already executed it
                 writes(.secureControlPoint, "01 02 20 00 00 00"),  // createObject(data, 32)
-                arms(.response, .seconds(20)),
+                arms(.response, .seconds(1)),
             ], ignoringProgressAndLogs: true)
     }
 
@@ -70,7 +70,7 @@ func resumedInitLines() -> [Line] {
             resumedInitLines() + [
                 notifies(.secureControlPoint, "60 06 01 40 00 00 00 64 00 00 00 DE AD BE EF"),
                 writes(.secureControlPoint, "01 02 40 00 00 00"),  // createObject(data, 64) for object 1
-                arms(.response, .seconds(20)),
+                arms(.response, .seconds(1)),
                 notifies(.secureControlPoint, "60 01 01"),
                 sends(.securePacket, image[64..<124], size: 20),
                 arms(.response, .milliseconds(1_150)),
@@ -85,7 +85,7 @@ func resumedInitLines() -> [Line] {
             resumedInitLines() + [
                 notifies(.secureControlPoint, "60 06 01 40 00 00 00 A0 00 00 00 " + le32(crc(image, 160))),
                 writes(.secureControlPoint, "04"),
-                arms(.response, .seconds(20)),
+                arms(.response, .seconds(1)),
                 notifies(.secureControlPoint, "60 04 01"),
                 .does(.cancelTimer(.response)),
                 .does(.disconnect),
@@ -113,14 +113,14 @@ func resumedInitLines() -> [Line] {
                 .does(.cancelTimer(.connection)),
                 .does(.enableNotifications(.secureControlPoint)),
                 writes(.secureControlPoint, "06 01"),
-                arms(.response, .seconds(20)),
+                arms(.response, .seconds(1)),
                 notifies(.secureControlPoint, "60 06 01 00 01 00 00 04 00 00 00 " + le32(crc(secureInit, 4))),
                 writes(.secureControlPoint, "02 00 00"),
-                arms(.response, .seconds(20)),
+                arms(.response, .seconds(1)),
                 notifies(.secureControlPoint, "60 02 01"),
                 sends(.securePacket, secureInit[4...], size: 20),
                 writes(.secureControlPoint, "03"),
-                arms(.response, .milliseconds(20_012)),
+                arms(.response, .milliseconds(1_050)),
             ], ignoringProgressAndLogs: true)
     }
 
@@ -137,10 +137,10 @@ func resumedInitLines() -> [Line] {
                 .does(.cancelTimer(.connection)),
                 .does(.enableNotifications(.secureControlPoint)),
                 writes(.secureControlPoint, "06 01"),
-                arms(.response, .seconds(20)),
+                arms(.response, .seconds(1)),
                 notifies(.secureControlPoint, "60 06 01 00 01 00 00 0A 00 00 00 " + le32(crc(secureInit, 10))),
                 writes(.secureControlPoint, "01 01 0A 00 00 00"),  // createObject(command) resets the target
-                arms(.response, .seconds(20)),
+                arms(.response, .seconds(1)),
             ], ignoringProgressAndLogs: true)
     }
 
@@ -151,7 +151,7 @@ func resumedInitLines() -> [Line] {
         lines += [
             notifies(.secureControlPoint, "60 06 01 40 00 00 00 00 00 00 00 00 00 00 00"),
             writes(.secureControlPoint, "01 02 40 00 00 00"),
-            arms(.response, .seconds(20)),
+            arms(.response, .seconds(1)),
             notifies(.secureControlPoint, "60 01 01"),
             sends(.securePacket, image[0..<60], size: 20),
             arms(.response, .milliseconds(1_150)),
@@ -172,7 +172,7 @@ func resumedInitLines() -> [Line] {
             notifies(.secureControlPoint, "60 06 01 40 00 00 00 28 00 00 00 " + le32(crc(image, 40))),
             sends(.securePacket, image[40..<64], size: 20),
             writes(.secureControlPoint, "03"),
-            arms(.response, .milliseconds(21_048)),
+            arms(.response, .milliseconds(2_100)),
         ]
         run(&controller, lines, ignoringProgressAndLogs: true)
     }

@@ -6,27 +6,31 @@ import Testing
     import Glibc
 #endif
 
-/// Applies the inputs of `lines`, ignoring the actions (the transcripts check those).
-func drive(_ controller: inout DFUController, _ lines: [Line]) {
+/// Applies the inputs of `lines` from time `start`, ignoring the actions (the transcripts check those); returns the
+/// time after them.
+@discardableResult
+func drive(_ controller: inout DFUController, _ lines: [Line], from start: Duration = .zero) -> Duration {
+    var now = start
     for line in lines {
         switch line {
-        case .start: _ = controller.start(at: .zero)
+        case .start: _ = controller.start(at: now)
         case .connected(let mtu, let characteristics):
-            _ = controller.connected(mtu: mtu, characteristics: Set(characteristics), at: .zero)
+            _ = controller.connected(mtu: mtu, characteristics: Set(characteristics), at: now)
         case .connectedAt(let mtu, let characteristics, let address):
-            _ = controller.connected(mtu: mtu, characteristics: Set(characteristics), address: address, at: .zero)
+            _ = controller.connected(mtu: mtu, characteristics: Set(characteristics), address: address, at: now)
         case .notifies(let characteristic, let bytes):
-            _ = controller.receive(notification: bytes, from: characteristic, at: .zero)
-        case .reads(let bytes): _ = controller.readCompleted(bytes, at: .zero)
-        case .acknowledged: _ = controller.writeCompleted(at: .zero)
-        case .passes: break
-        case .fires(let timer): _ = controller.timerFired(timer, at: .zero)
-        case .cancels: _ = controller.cancel(at: .zero)
-        case .disconnects: _ = controller.transportDisconnected(at: .zero)
-        case .transportFails(let failure): _ = controller.transportFailed(failure, at: .zero)
+            _ = controller.receive(notification: bytes, from: characteristic, at: now)
+        case .reads(let bytes): _ = controller.readCompleted(bytes, at: now)
+        case .acknowledged: _ = controller.writeCompleted(at: now)
+        case .passes(let duration): now += duration
+        case .fires(let timer): _ = controller.timerFired(timer, at: now)
+        case .cancels: _ = controller.cancel(at: now)
+        case .disconnects: _ = controller.transportDisconnected(at: now)
+        case .transportFails(let failure): _ = controller.transportFailed(failure, at: now)
         case .does: break
         }
     }
+    return now
 }
 
 /// One witness per table row: how to get there, and the input.
@@ -134,7 +138,10 @@ struct Witness: Sendable {
         "secure|response timer fires while a receipt is due": Witness(
             controller: { secureController(image: testImage(160)) { $0.objectPreparationDelay = .zero } },
             lines: Array(firstObjectLines(testImage(160)).filter(\.isInput).dropLast()) + [.fires(.response)]),
-        "secure|response timer fires": Witness(controller: secureApp, lines: inSecure + [.fires(.response)]),
+        "secure|response timer fires before the answer's deadline": Witness(
+            controller: secureApp, lines: inSecure + [.fires(.response)]),
+        "secure|response timer fires at the answer's deadline": Witness(
+            controller: secureApp, lines: inSecure + [.passes(.seconds(20)), .fires(.response)]),
         "secure|write times out": Witness(
             controller: secureApp,
             lines: inSecure + [
@@ -157,7 +164,8 @@ struct Witness: Sendable {
         "awaitingDisconnect|link lost": Witness(
             controller: secureApp, lines: entering + [notifies(.buttonlessWithBonds, "20 01 01"), .disconnects]),
         "awaitingDisconnect|notification": Witness(
-            controller: secureApp, lines: inSecure + [.fires(.response), notifies(.secureControlPoint, "60 06 01")]),
+            controller: secureApp,
+            lines: inSecure + [.passes(.seconds(20)), .fires(.response), notifies(.secureControlPoint, "60 06 01")]),
         "awaitingDisconnect|disconnection timer fires": Witness(
             controller: secureApp,
             lines: entering + [notifies(.buttonlessWithBonds, "20 01 01"), .fires(.disconnection)]),
@@ -197,9 +205,9 @@ struct Witness: Sendable {
             var controller = witness.controller()
             let inputIndex = witness.lines.lastIndex { $0.isInput } ?? 0
             let setup = Array(witness.lines[..<inputIndex])
-            drive(&controller, setup)
+            let now = drive(&controller, setup)
             #expect(controller.stateName == from, "row '\(from) | \(input)': setup reached \(controller.stateName)")
-            drive(&controller, Array(witness.lines[inputIndex...]))
+            drive(&controller, Array(witness.lines[inputIndex...]), from: now)
             #expect(controller.stateName == to, "row '\(from) | \(input)': expected \(to), got \(controller.stateName)")
         }
     }

@@ -125,7 +125,8 @@ enum ScenarioTarget: String, CaseIterable, Sendable {
         #expect(transport.device.activatedImage(.application) == Self.image)
         let recovered = events.contains { event in
             if case .log(let line) = event {
-                line.contains("reconnecting") || line.contains("asking for") || line.contains("continuing")
+                line.contains("reconnecting") || line.contains("asking for") || line.contains("asking again")
+                    || line.contains("continuing")
                     || line.contains("checksum mismatch")
             } else {
                 false

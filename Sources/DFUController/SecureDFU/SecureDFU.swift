@@ -54,6 +54,25 @@ struct SecureDFU: Equatable, Sendable {
     /// The last notification handled; the same bytes again are a stale copy (a receipt that came after the
     /// checksum asked for it, or a duplicate), never news.
     private var lastNotification: [UInt8]?
+    /// The Control Point request whose answer is due, while it may be asked again (its answer may be lost).
+    private var outstanding: OutstandingRequest?
+    /// Answers still to come to requests that were asked again, by opcode: one that arrives while the machine
+    /// waits for another opcode is late, not unsolicited.
+    private var lateAnswers: [UInt8: Int] = [:]
+
+    /// A request that was written and not answered yet.
+    struct OutstandingRequest: Equatable, Sendable {
+        /// The request's bytes, to write again.
+        var bytes: [UInt8]
+        /// When the request's answer is overdue for good (``DFUConfiguration/responseTimeout`` after it was sent,
+        /// plus the time a preceding run of packets may take): then the connection is given up.
+        var deadline: Duration
+        /// How many times it was written again.
+        var repeats: Int
+    }
+
+    /// How many times an unanswered request is written again before the machine waits out its deadline.
+    static let maximumRepeats = 3
 
     /// Creates the machine for a fresh connection.
     ///
@@ -75,7 +94,7 @@ struct SecureDFU: Equatable, Sendable {
     ///
     /// - Parameter now: The current time.
     /// - Returns: The actions.
-    func begin(at now: Duration) -> [DFUAction] {
+    mutating func begin(at now: Duration) -> [DFUAction] {
         request(.selectObject(.command), at: now)
     }
 
@@ -111,9 +130,20 @@ struct SecureDFU: Equatable, Sendable {
     /// - Returns: What to do next.
     mutating func receive(_ bytes: [UInt8], at now: Duration) -> MachineOutput {
         guard bytes != lastNotification else {
+            // The same answer to a request that was asked again is one of the late answers it was owed.
+            if bytes.count >= 2, let late = lateAnswers[bytes[1]], late > 0 { lateAnswers[bytes[1]] = late - 1 }
             return .running([.log("ignored a repeated notification '\(hexBytes(bytes))'")])
         }
         lastNotification = bytes
+        if bytes.count >= 2, bytes[0] == SecureOpcode.response.rawValue, bytes[1] != awaitedOpcode?.rawValue,
+            let late = lateAnswers[bytes[1]], late > 0
+        {
+            // The answer to a request that was asked again, arriving after the machine moved on.
+            lateAnswers[bytes[1]] = late - 1
+            return .running([.log("ignored a late answer '\(hexBytes(bytes))' to a repeated request")])
+        }
+        let repeated = (outstanding?.repeats ?? 0) > 0
+        outstanding = nil
         guard let opcode = awaitedOpcode else {
             // Create (data) was answered and nothing is outstanding: any notification now is unsolicited.
             return .failed(.protocolViolation(.unsolicited(.secureControlPoint, received: bytes)))
@@ -131,6 +161,11 @@ struct SecureDFU: Equatable, Sendable {
                 // SDK 15–17 answer 0x08 to Execute of an object they already executed (IOS-DFU-Library#270).
                 return .running([.log("object \(cursor.object) was already executed")] + next(after: cursor, at: now))
             }
+            if repeated, opcode == .execute, result == .operationNotPermitted {
+                // Execute was written again because its answer was lost: the first one executed the object.
+                return handle(.success, at: now).prepending(
+                    .log("execute was answered 0x08 when repeated: the first one executed the object"))
+            }
             return .failed(.rejected(.secure(opcode, result, extended)))
         }
         return handle(response, at: now)
@@ -147,6 +182,34 @@ struct SecureDFU: Equatable, Sendable {
         return .running(
             [.log("no packet receipt notification after \(cursor.sent) bytes; asking for the checksum")]
                 + request(.calculateChecksum, at: now))
+    }
+
+    /// Handles a response timer that expired while a request's answer was due: writes the request again.
+    ///
+    /// Every Secure request the machine sends either asks where the target stands or can be repeated (Execute of an
+    /// executed object is answered 0x08), so a lost notification costs a round trip, not the whole
+    /// ``DFUConfiguration/responseTimeout`` and a reconnection. Up to ``maximumRepeats`` times, each after
+    /// ``DFUConfiguration/receiptMargin``; then the machine waits for an answer until the request's deadline.
+    ///
+    /// - Parameter now: The current time.
+    /// - Returns: What to do, or `nil` when the answer is overdue for good (or nothing was asked).
+    mutating func responseLate(at now: Duration) -> MachineOutput? {
+        guard var request = outstanding, awaitedOpcode != nil, now < request.deadline, let opcode = request.bytes.first
+        else { return nil }
+        guard request.repeats < Self.maximumRepeats else {
+            // Asked often enough: a slow device may still answer (a validation, an erase) until the deadline.
+            return .running([.startTimer(.response, deadline: request.deadline)])
+        }
+        request.repeats += 1
+        outstanding = request
+        lateAnswers[opcode, default: 0] += 1
+        let name = SecureOpcode(rawValue: opcode).map { "\($0)" } ?? hexByte(opcode)
+        return .running(
+            [
+                .log("no answer to \(name) yet; asking again (\(request.repeats) of \(Self.maximumRepeats))"),
+                .write(.secureControlPoint, request.bytes),
+                .startTimer(.response, deadline: min(request.deadline, now + configuration.receiptMargin)),
+            ])
     }
 
     /// Handles the expiry of the object preparation delay.
@@ -169,11 +232,8 @@ struct SecureDFU: Equatable, Sendable {
             step = .checksummingCommand(attempt: attempt)
             let writes = packets(of: initPacket[from...], size: packetSize)
             return .running(
-                [
-                    .writePackets(.securePacket, writes),
-                    .write(.secureControlPoint, SecureRequest.calculateChecksum.encoded),
-                    context.responseTimer(afterRunOf: initPacket.count - from, at: now),
-                ])
+                [.writePackets(.securePacket, writes)]
+                    + request(.calculateChecksum, afterRunOf: writes.count, bytes: initPacket.count - from, at: now))
         case (.checksummingCommand(let attempt), .checksum(let report)):
             let expected = CRC32.checksum(initPacket)
             if report.offset == UInt32(initPacket.count), report.crc == expected {
@@ -333,12 +393,9 @@ struct SecureDFU: Equatable, Sendable {
             step = .awaitingReceipt(cursor)
             return [.writePackets(.securePacket, writes), context.receiptTimer(afterRunOf: writes.count, at: now)]
         }
-        let timer = context.responseTimer(afterRunOf: run.count, at: now)
         step = .checksummingData(cursor)
-        return [
-            .writePackets(.securePacket, writes), .write(.secureControlPoint, SecureRequest.calculateChecksum.encoded),
-            timer,
-        ]
+        return [.writePackets(.securePacket, writes)]
+            + request(.calculateChecksum, afterRunOf: writes.count, bytes: run.count, at: now)
     }
 
     /// Checks a checksum report against what was sent; returns the recovery or failure if it disagrees.
@@ -391,7 +448,21 @@ struct SecureDFU: Equatable, Sendable {
             crc32: report.crc, evidence: .reportedChecksum(opcode, crc32: report.crc))
     }
 
-    private func request(_ request: SecureRequest, at now: Duration) -> [DFUAction] {
-        [.write(.secureControlPoint, request.encoded), context.responseTimer(at: now)]
+    /// Writes a Control Point request and arms its timer: the request may be written again once an answer is
+    /// late (``DFUConfiguration/packetWriteAllowance`` per preceding packet plus ``DFUConfiguration/receiptMargin``,
+    /// as for a receipt), and is overdue for good after ``DFUConfiguration/responseTimeout`` (plus the writing time
+    /// of a preceding run of `bytes`).
+    private mutating func request(
+        _ request: SecureRequest, afterRunOf packets: Int = 0, bytes: Int = 0, at now: Duration
+    ) -> [DFUAction] {
+        let deadline: Duration
+        if case .startTimer(_, let end) = context.responseTimer(afterRunOf: bytes, at: now) {
+            deadline = end
+        } else {
+            deadline = now + configuration.responseTimeout
+        }
+        outstanding = OutstandingRequest(bytes: request.encoded, deadline: deadline, repeats: 0)
+        let late = now + configuration.packetWriteAllowance * packets + configuration.receiptMargin
+        return [.write(.secureControlPoint, request.encoded), .startTimer(.response, deadline: min(late, deadline))]
     }
 }

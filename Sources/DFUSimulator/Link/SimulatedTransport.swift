@@ -13,8 +13,8 @@ public final class SimulatedTransport: GATTTransport {
     private let simulation: Mutex<Simulation>
     private let speed: Double?
 
-    /// How long the central waits for an ATT response before it gives up on the link (ATT's 30 s transaction
-    /// timeout, Core Specification Vol 3 Part F §3.3.3).
+    /// How long the central waits for an ATT response by default before it gives up on the link (ATT's 30 s
+    /// transaction timeout, Core Specification Vol 3 Part F §3.3.3).
     public static let attTransactionTimeout = Duration.seconds(30)
 
     /// Creates a link to `device`.
@@ -24,9 +24,14 @@ public final class SimulatedTransport: GATTTransport {
     ///   - link: The radio link's timing.
     ///   - speed: `nil` to run as fast as possible; otherwise wall-clock pacing (1 = real time, 10 = ten times
     ///     faster).
-    public init(device: SimulatedDevice, link: LinkModel = LinkModel(), speed: Double? = nil) {
+    ///   - operationTimeout: The longest the central waits for one ATT response before it drops the link, as
+    ///     BlueZ's transport waits `--timeout` (default: ATT's 30 s, ``attTransactionTimeout``).
+    public init(
+        device: SimulatedDevice, link: LinkModel = LinkModel(), speed: Double? = nil,
+        operationTimeout: Duration = SimulatedTransport.attTransactionTimeout
+    ) {
         clock = VirtualClock()
-        simulation = Mutex(Simulation(device: device, link: link))
+        simulation = Mutex(Simulation(device: device, link: link, operationTimeout: operationTimeout))
         self.speed = speed
     }
 
@@ -137,6 +142,8 @@ struct Simulation: Sendable {
 
     private(set) var device: SimulatedDevice
     let link: LinkModel
+    /// The longest one ATT request waits for its response.
+    let operationTimeout: Duration
     private(set) var now = Duration.zero
     private(set) var packetBytesWritten = 0
     private(set) var requestCount = 0
@@ -149,9 +156,10 @@ struct Simulation: Sendable {
     private var response: Response?
     private var sequence = 0
 
-    init(device: SimulatedDevice, link: LinkModel) {
+    init(device: SimulatedDevice, link: LinkModel, operationTimeout: Duration) {
         self.device = device
         self.link = link
+        self.operationTimeout = operationTimeout
     }
 
     static func role(_ characteristic: DFUCharacteristic) throws(GATTTransportError) -> CharacteristicRole {
@@ -225,7 +233,7 @@ struct Simulation: Sendable {
         enqueue(.request(request), at: arrival)
         response = nil
         let connectionAtStart = connection
-        let answered = run(until: now + SimulatedTransport.attTransactionTimeout) {
+        let answered = run(until: now + operationTimeout) {
             $0.response != nil || $0.scheduler == nil || $0.connection != connectionAtStart
         }
         if let response {
@@ -237,7 +245,7 @@ struct Simulation: Sendable {
         }
         guard answered else {
             disconnect(reason: "ATT transaction timed out")
-            throw .timedOut("no ATT response within \(SimulatedTransport.attTransactionTimeout)")
+            throw .timedOut("no ATT response within \(operationTimeout)")
         }
         throw .linkLost("link lost during the request")
     }
