@@ -126,8 +126,9 @@ private func jsonLines(_ result: ProcessResult) throws -> [[String: Any]] {
                 "Error: target rejected execute (0x04) with extendedError (0x0B): firmwareVersionFailure (0x05)\n"
             ),
             (
+                // The simulated link's ATT wait is --timeout, as BlueZ's is (issue 23): 2 s, not ATT's 30.
                 "stall@6", 75,
-                "Error: transport failed: write to secureControlPoint: no ATT response within 30.0 seconds\n"
+                "Error: transport failed: write to secureControlPoint: no ATT response within 2.0 seconds\n"
             ),
             (
                 // Every notification from the third on is lost: each reconnect times out again until none is left.

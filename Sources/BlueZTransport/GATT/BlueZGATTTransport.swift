@@ -37,9 +37,13 @@ public final class BlueZGATTTransport: GATTTransport {
         /// The longest BlueZ may take to resolve services after connecting, when the deadline leaves that much for
         /// every attempt still to come.
         public var serviceResolutionTimeout: Duration = .seconds(20)
-        /// How often discovery is stopped and started again while the device has not been seen: a scan start may
-        /// get a device's only advertisement, and the kernel may lose it (testrig.md).
-        public var discoveryRestartInterval: Duration = .seconds(3)
+        /// How often discovery is stopped and started again while the device has not been seen.
+        ///
+        /// Default 1 s. btvirt 5.66 advertises once per scan start, and Debian 12's kernel drops that report when
+        /// it arrives before the kernel marks discovery as started (`mgmt_device_found` checks
+        /// `hci_discovery_active`, still false in `DISCOVERY_STARTING`): 4 of 30 starts on the real-bluetoothd tier,
+        /// more under load. Each start is one more chance; a real device's advertisements are seen within a window.
+        public var discoveryRestartInterval: Duration = .seconds(1)
         /// How often the device's properties are re-read while waiting for its services: a missed signal costs
         /// this, not the deadline.
         public var propertyPollInterval: Duration = .seconds(1)
@@ -321,7 +325,10 @@ public final class BlueZGATTTransport: GATTTransport {
             }
             guard let path else { return }
             self.state.withLock { state in self.linkDown(&state, reason: "disconnected by nrfloader") }
-            _ = try? await self.call(path, BlueZInterface.device, "Disconnect")
+            // Never while another link of this adapter is being set up (ConnectionGate).
+            await ConnectionGate.gate(for: self.adapter.path).holding { () async in
+                _ = try? await self.call(path, BlueZInterface.device, "Disconnect")
+            }
         }.value
     }
 
@@ -335,6 +342,19 @@ public final class BlueZGATTTransport: GATTTransport {
         async throws(GATTTransportError) -> GATTConnection
     {
         let path = try await locate(request, deadline: deadline)
+        // One set-up at a time on this adapter (ConnectionGate): a fleet's devices connect one after the other.
+        return try await ConnectionGate.gate(for: adapter.path).holding { () async throws(GATTTransportError) in
+            try await setUp(path, request, deadline: deadline, attempt: attempt)
+        }
+    }
+
+    /// Connects to the located device and maps its DFU characteristics, holding the adapter's connection gate.
+    private func setUp(_ path: String, _ request: ConnectionRequest, deadline: ContinuousClock.Instant, attempt: Int)
+        async throws(GATTTransportError) -> GATTConnection
+    {
+        guard clock.now < deadline else {
+            throw .timedOut("waited past the connection deadline for another device's set-up on \(adapter.interfaceName)")
+        }
         state.withLock { $0.session = Session(devicePath: path) }
         let address = state.withLock { $0.devices[path]?.address } ?? request.address
         // One attempt may use its share of what is left, so that a failed one leaves time to try again.
@@ -446,7 +466,9 @@ public final class BlueZGATTTransport: GATTTransport {
         }
         let baseline = state.withLock { $0.sightingCount }
         var found: String?
+        var starts = 0
         repeat {
+            starts += 1
             do {
                 try await client.setDiscoveryFilter(DiscoveryFilter(), on: adapter)
                 try await client.startDiscovery(on: adapter)
@@ -468,8 +490,13 @@ public final class BlueZGATTTransport: GATTTransport {
         guard let found else {
             let started = state.withLock { $0.connectionStarted } ?? clock.now
             let waited = Int((started.duration(to: deadline) / .seconds(1)).rounded())
+            let seen = state.withLock { state in
+                Set(state.sightings.filter { $0.value > baseline }.keys.compactMap { state.devices[$0]?.address })
+            }
             throw .deviceNotFound(
-                "no device advertising as \(describe(request)) on \(adapter.interfaceName) within \(waited) s")
+                "no device advertising as \(describe(request)) on \(adapter.interfaceName) within \(waited) s "
+                    + "(\(starts) discovery start\(starts == 1 ? "" : "s"), \(seen.count) other device"
+                    + "\(seen.count == 1 ? "" : "s") seen)")
         }
         return found
     }

@@ -46,8 +46,10 @@ public struct DFUScanner: Sendable {
     ///
     /// - Parameters:
     ///   - client: The BlueZ client.
-    ///   - restartInterval: How often discovery is stopped and started again during a scan.
-    public init(client: BlueZClient, restartInterval: Duration = .seconds(3)) {
+    ///   - restartInterval: How often discovery is stopped and started again during a scan (as a connection's
+    ///     search does, `BlueZGATTTransport.Options.discoveryRestartInterval`: each start is a chance to get
+    ///     btvirt's one advertisement, which the kernel may drop).
+    public init(client: BlueZClient, restartInterval: Duration = .seconds(1)) {
         self.client = client
         self.restartInterval = restartInterval
     }
