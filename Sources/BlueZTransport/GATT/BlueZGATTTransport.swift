@@ -353,7 +353,8 @@ public final class BlueZGATTTransport: GATTTransport {
         async throws(GATTTransportError) -> GATTConnection
     {
         guard clock.now < deadline else {
-            throw .timedOut("waited past the connection deadline for another device's set-up on \(adapter.interfaceName)")
+            throw .timedOut(
+                "waited past the connection deadline for another device's set-up on \(adapter.interfaceName)")
         }
         state.withLock { $0.session = Session(devicePath: path) }
         let address = state.withLock { $0.devices[path]?.address } ?? request.address
