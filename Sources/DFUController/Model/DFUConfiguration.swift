@@ -35,13 +35,16 @@ public struct DFUConfiguration: Sendable, Equatable {
 
     /// Which data objects wait ``objectPreparationDelay``.
     ///
-    /// Default ``PreparationScope/automatic``: the first object of each connection, and every object when packets are
-    /// shorter than 244 bytes. SDK 15–17 bootloaders answer Create before the page erase ends and park incoming
-    /// packets in a pool of `MAX_DFU_BUFFERS = page / (max MTU − 3) + 1` buffers (17 at MTU 247) until flash is free
-    /// (`nrf_dfu_ble.c`); packets beyond the pool are dropped. Full-size packets fit a whole 4 KiB object into the
-    /// pool, so only the first object needs the pause (iOS's choice; waiting before every object halves throughput,
-    /// Android-nRF-Connect#133). Shorter packets (MTU 23 links) overflow the pool during every erase, which the
-    /// simulated bootloader reproduces, so every object waits.
+    /// Default ``PreparationScope/automatic``: every object when packets are shorter than 244 bytes, none with
+    /// full-size packets until the target has lost bytes on this connection. SDK 15–17 bootloaders answer Create
+    /// before the page erase ends and park incoming packets in a pool of `MAX_DFU_BUFFERS = CODE_PAGE_SIZE /
+    /// MAX_DFU_PKT_LEN + 1` buffers (17 of 244 bytes with MTU 247, `nrf_dfu_ble.c`) until flash is free; packets
+    /// beyond the pool are dropped. Full-size packets fit a whole 4 KiB object (17 × 244 = 4148 bytes) into the
+    /// pool, so no object needs the pause (iOS pauses before the first one; waiting before every object halves
+    /// throughput, Android-nRF-Connect#133). Shorter packets (MTU 23 links) overflow the pool during every erase,
+    /// which the simulated bootloader reproduces, so every object waits. An object sent again after lost bytes waits
+    /// too, and a bootloader that loses bytes twice on one connection (an older SDK whose buffering was not
+    /// checked) gets the pause for every object after that.
     public var objectPreparationScope: PreparationScope = .automatic
 
     /// How many times one object (command or data) is sent before a CRC mismatch is an error.
@@ -125,17 +128,18 @@ public struct DFUConfiguration: Sendable, Equatable {
         case firstObjectOfConnection
         /// Every data object.
         case everyObject
-        /// The first object of each connection with full-size packets (244 bytes or more), every object with
-        /// shorter ones.
+        /// Every object with packets shorter than 244 bytes; with full-size packets only an object sent again
+        /// after lost bytes, and every object once the target lost bytes twice on the connection.
         case automatic
 
         /// Whether the object numbered `objectsCreated` (1-based, per connection) waits, for packets of
-        /// `packetSize` bytes.
-        func applies(toObject objectsCreated: Int, packetSize: Int) -> Bool {
+        /// `packetSize` bytes, `afterLoss` telling whether lost bytes call for the pause (a resent object, or a
+        /// target that lost bytes repeatedly).
+        func applies(toObject objectsCreated: Int, packetSize: Int, afterLoss: Bool) -> Bool {
             switch self {
             case .firstObjectOfConnection: objectsCreated == 1
             case .everyObject: true
-            case .automatic: objectsCreated == 1 || packetSize < Self.fullPacketSize
+            case .automatic: afterLoss || packetSize < Self.fullPacketSize
             }
         }
 

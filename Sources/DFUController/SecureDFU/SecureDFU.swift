@@ -51,6 +51,10 @@ struct SecureDFU: Equatable, Sendable {
     private var objectsCreated = 0
     /// Data objects executed on this connection: progress that makes a later reconnect a fresh start.
     private(set) var objectsExecuted = 0
+    /// How often the target reported fewer or other bytes than were sent for a data object on this connection: an
+    /// object sent again waits the preparation delay, and after two losses every object does
+    /// (``DFUConfiguration/PreparationScope/automatic``); one lost packet on the radio changes nothing else.
+    private var lossesReported = 0
     /// The last notification handled; the same bytes again are a stale copy (a receipt that came after the
     /// checksum asked for it, or a duplicate), never news.
     private var lastNotification: [UInt8]?
@@ -265,7 +269,8 @@ struct SecureDFU: Equatable, Sendable {
         case (.creatingData(let cursor), .success):
             objectsCreated += 1
             let delay = configuration.objectPreparationDelay
-            let applies = configuration.objectPreparationScope.applies(toObject: objectsCreated, packetSize: packetSize)
+            let applies = configuration.objectPreparationScope.applies(
+                toObject: objectsCreated, packetSize: packetSize, afterLoss: cursor.attempt > 1 || lossesReported >= 2)
             guard applies, delay > .zero else { return .running(sendRun(cursor, at: now)) }
             step = .preparingData(cursor)
             return .running([.cancelTimer(.response), .startTimer(.objectPreparation, deadline: now + delay)])
@@ -408,6 +413,7 @@ struct SecureDFU: Equatable, Sendable {
         -> MachineOutput?
     {
         guard report.offset != UInt32(cursor.sent) || report.crc != cursor.crc.value else { return nil }
+        lossesReported += 1
         let mismatch = CRCMismatch(
             objectType: .data, objectIndex: cursor.object, attempts: cursor.attempt,
             expectedOffset: UInt32(cursor.sent),
