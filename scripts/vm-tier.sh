@@ -3,17 +3,16 @@
 # host's own userland over 9p, and runs nrfloader against `nrfloader simulate` on btvirt's virtual
 # controllers through a real bluetoothd 5.66 (Tests/VM/guest.sh). See README.md, Development.
 #
-# Usage: scripts/vm-tier.sh [--binary PATH] [--rounds K] [--soak N] [--bench] [--btmon]
-#                           [--scenarios "a b c"]
+# Usage: scripts/vm-tier.sh [--binary PATH] [--rounds K] [--soak N] [--bench] [--scenarios "a b c"]
 #   --binary PATH   the nrfloader to test (default .build/debug/nrfloader)
 #   --rounds K      run the scenario set K times in a row in one boot (default 1; 0 for none)
 #   --soak N        then N secure uploads in a row, printed as successes/N
 #   --bench         then nrfloader's upload throughput over a bare Python central's on the same target
 #                   (medians of $BENCH_PAIRS alternating runs of each, default 5, and their CPU seconds)
-#   --btmon         also run btmon in the VM and print its log of a failed scenario
 #   --work NAME     the run's directory under .build-vm/ (default work), so two runs can share the cache
 # Prints the tier, one line per scenario (pass/fail, seconds) and "N passed, N failed"; exits non-zero if
-# any scenario failed or the VM could not boot. Kernel, initramfs and logs live under .build-vm/.
+# any scenario failed or the VM could not boot. Kernel, initramfs and logs live under .build-vm/; btmon runs in
+# every boot, and a failed scenario keeps its slice (.build-vm/WORK/logs/rROUND-NAME/btmon.log) and kernel log.
 # The whole script is one compound command, parsed before it runs: editing the file during a run is safe.
 {
 set -euo pipefail
@@ -24,10 +23,9 @@ BINARY=.build/debug/nrfloader
 ROUNDS=1
 SOAK=0
 BENCH=0
-BTMON=0
 WORK_NAME=work
 ALL="secure secure-no-acquire secure-catalog sd-bl-app legacy legacy-catalog buttonless two-sessions"
-ALL="$ALL scan-then-upload name"
+ALL="$ALL fleet scan-then-upload name"
 SCENARIOS=$ALL
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -35,7 +33,6 @@ while [ $# -gt 0 ]; do
 	--rounds) ROUNDS=$2; shift 2 ;;
 	--soak) SOAK=$2; shift 2 ;;
 	--bench) BENCH=1; shift ;;
-	--btmon) BTMON=1; shift ;;
 	--work) WORK_NAME=$2; shift 2 ;;
 	--scenarios) SCENARIOS=$2; shift 2 ;;
 	-h | --help) sed -n '2,/^# The whole script/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -147,7 +144,6 @@ ROUNDS=$ROUNDS
 SOAK=$SOAK
 BENCH=$BENCH
 BENCH_PAIRS=$BENCH_PAIRS
-BTMON=$BTMON
 SCENARIOS="$SCENARIOS"
 EOF
 

@@ -56,9 +56,8 @@ HCI1=$(controller_address 1)
 HCI2=$(controller_address 2)
 [ "$HCI1" = 00:AA:01:01:00:01 ] && [ "$HCI2" = 00:AA:01:01:00:02 ] ||
 	setup_failed "hci1 is $HCI1 and hci2 $HCI2, not 00:AA:01:01:00:01 and its address + 1"
-if [ "${BTMON:-0}" = 1 ]; then
-	btmon -T >"$LOGS/btmon.log" 2>&1 &
-fi
+# btmon runs in every boot: a failed scenario keeps its slice of the HCI/MGMT trace (btmon.log in its directory).
+btmon -T >"$LOGS/btmon.log" 2>&1 &
 # start_bluetoothd: starts bluetoothd (appending to its log) and waits until both adapters are powered.
 start_bluetoothd() {
 	/usr/libexec/bluetooth/bluetoothd -n -d -f "$W/main.conf" >>"$LOGS/bluetoothd.log" 2>&1 &
@@ -74,38 +73,41 @@ note "ready: bluetoothd $(/usr/libexec/bluetooth/bluetoothd -v), hci0 $HCI0, hci
 note "nrfloader: $("$NRF" --version 2>&1)"
 
 # --- one scenario's processes
-SIM_PID=
+SIM_PIDS=
 SIM_OUT=
 SIM_COUNT=0
 DIR=
 DETAIL=
 
-# start_sim ADAPTER EXIT_AFTER ARGS...: starts `simulate` and waits for its ready line.
+# start_sim ADAPTER EXIT_AFTER ARGS...: starts `simulate` (saving into $DIR/${IMAGES:-images}) and waits for its
+# ready line.
 start_sim() {
 	local adapter=$1 exits=$2
 	shift 2
 	# Each start in a scenario has its own logs: sim1.out, sim1.err, sim2.out, …
 	SIM_COUNT=$((SIM_COUNT + 1))
 	SIM_OUT=$DIR/sim$SIM_COUNT.out
-	mkdir -p "$DIR/images"
-	"$NRF" simulate --adapter "$adapter" --save-images "$DIR/images" --exit-after "$exits" "$@" \
+	mkdir -p "$DIR/${IMAGES:-images}"
+	"$NRF" simulate --adapter "$adapter" --save-images "$DIR/${IMAGES:-images}" --exit-after "$exits" "$@" \
 		>"$SIM_OUT" 2>"$DIR/sim$SIM_COUNT.err" &
-	SIM_PID=$!
+	SIM_PIDS="$SIM_PIDS $!"
 	if ! wait_for 180 grep -q '^ready' "$SIM_OUT"; then
 		DETAIL="simulate on $adapter not ready after 180 s"
 		return 1
 	fi
 }
 
-# stop_sim SECONDS: waits that long for `simulate` to exit by itself (--exit-after), then interrupts it.
+# stop_sim SECONDS: waits that long for every `simulate` to exit by itself (--exit-after), then interrupts it.
 stop_sim() {
-	[ -n "$SIM_PID" ] || return 0
-	if ! wait_for "${1:-30}" eval '! kill -0 "$SIM_PID" 2>/dev/null'; then
-		kill -INT "$SIM_PID" 2>/dev/null
-		wait_for 10 eval '! kill -0 "$SIM_PID" 2>/dev/null' || kill -KILL "$SIM_PID" 2>/dev/null
-	fi
-	wait "$SIM_PID" 2>/dev/null
-	SIM_PID=
+	local pid
+	for pid in $SIM_PIDS; do
+		if ! wait_for "${1:-30}" eval '! kill -0 "$pid" 2>/dev/null'; then
+			kill -INT "$pid" 2>/dev/null
+			wait_for 10 eval '! kill -0 "$pid" 2>/dev/null' || kill -KILL "$pid" 2>/dev/null
+		fi
+		wait "$pid" 2>/dev/null
+	done
+	SIM_PIDS=
 }
 
 # activations N: true once `simulate` reported N activations.
@@ -127,18 +129,19 @@ upload() {
 	fi
 }
 
-# same EXPECTED SAVED...: the concatenation of the SAVED images equals EXPECTED byte for byte.
+# same EXPECTED SAVED...: the concatenation of the SAVED images (in $DIR/${IMAGES:-images}) equals EXPECTED byte for
+# byte.
 same() {
-	local expected=$1
+	local expected=$1 images=$DIR/${IMAGES:-images}
 	shift
 	local saved
 	for saved in "$@"; do
-		[ -f "$DIR/images/$saved" ] || {
-			DETAIL="simulate saved no $saved"
+		[ -f "$images/$saved" ] || {
+			DETAIL="simulate saved no ${images#"$DIR"/}/$saved"
 			return 1
 		}
 	done
-	if ! (cd "$DIR/images" && cat "$@") | cmp -s - "$expected"; then
+	if ! (cd "$images" && cat "$@") | cmp -s - "$expected"; then
 		DETAIL="saved $* differs from $(basename "$expected")"
 		return 1
 	fi
@@ -209,6 +212,21 @@ scenario_two_sessions() {
 		same "$BLINKY_BIN" application.bin &&
 		upload second --target "$HCI1" "$SELFTEST_ZIP" && wait_for 30 activations 2 &&
 		same "$SELFTEST_BIN" application.bin
+}
+
+# Two independent Secure targets, on hci1 and hci2, updated by one `upload` run from hci0 (issue 23). The kernel
+# (6.1) took bluetoothd down when a fleet set up two links at once; the scenarios after this one, in the same boot,
+# show that the stack is still whole (and every scenario checks the kernel log, see `run`).
+scenario_fleet() {
+	IMAGES=images1 start_sim hci1 1 "${SD[@]}" && SIM1_OUT=$SIM_OUT &&
+		IMAGES=images2 start_sim hci2 1 "${SD[@]}" &&
+		upload fleet --target "$HCI1" --target "$HCI2" "$BLINKY_ZIP" &&
+		SIM_OUT=$SIM1_OUT wait_for 30 activations 1 && wait_for 30 activations 1 &&
+		IMAGES=images1 same "$BLINKY_BIN" application.bin && IMAGES=images2 same "$BLINKY_BIN" application.bin &&
+		DETAIL=$(python3 -c 'import json, sys
+s = json.loads(sys.stdin.read().split(" ", 1)[1])
+print("%d devices in %.1f s: %s" % (s["completed"], s["elapsed_ms"] / 1000,
+	", ".join("%s %.1f s" % (d["device"], d["elapsed_ms"] / 1000) for d in s["devices"])))' < <(tail -n 1 "$DIR/fleet.out"))
 }
 
 scenario_scan_then_upload() {
@@ -323,9 +341,13 @@ print_logs() {
 	done
 	echo "--- bluetoothd -d during the scenario (last 60 lines)"
 	tail -n +"$BTD_FROM" "$LOGS/bluetoothd.log" | tail -n 60
-	if [ "${BTMON:-0}" = 1 ]; then
-		echo "--- btmon during the scenario (last 60 lines)"
-		tail -n +"$MON_FROM" "$LOGS/btmon.log" | tail -n 60
+	# The whole btmon slice stays in the scenario's directory (the run's work share, kept on the host).
+	tail -n +"$MON_FROM" "$LOGS/btmon.log" >"$DIR/btmon.log"
+	echo "--- btmon during the scenario: $(wc -l <"$DIR/btmon.log") lines kept in ${DIR#"$W"/}/btmon.log (last 40)"
+	tail -n 40 "$DIR/btmon.log"
+	if [ -s "$DIR/kernel.log" ]; then
+		echo "--- kernel log during the scenario (last 30 lines)"
+		tail -n 30 "$DIR/kernel.log"
 	fi
 }
 
@@ -339,6 +361,7 @@ run() {
 	SIM_COUNT=0
 	BTD_FROM=$(($(wc -l <"$LOGS/bluetoothd.log") + 1))
 	MON_FROM=$(($( (cat "$LOGS/btmon.log" 2>/dev/null || true) | wc -l) + 1))
+	KMSG_FROM=$(($(dmesg | wc -l) + 1))
 	started=$EPOCHREALTIME
 	if "scenario_${name//-/_}"; then
 		verdict=pass
@@ -351,6 +374,12 @@ run() {
 	if ! kill -0 "$BLUETOOTHD" 2>/dev/null; then
 		verdict=fail
 		DETAIL="bluetoothd died${DETAIL:+; $DETAIL}"
+	fi
+	# A kernel BUG or oops in the Bluetooth stack fails the scenario, even if the upload itself succeeded.
+	dmesg | tail -n +"$KMSG_FROM" >"$DIR/kernel.log"
+	if grep -qE 'BUG|Oops|list_del corruption|general protection' "$DIR/kernel.log"; then
+		verdict=fail
+		DETAIL="kernel: $(grep -m1 -E 'BUG|Oops|list_del corruption|general protection' "$DIR/kernel.log")${DETAIL:+; $DETAIL}"
 	fi
 	echo "$verdict	$round	$name	$seconds	$DETAIL" >>"$RESULTS"
 	note "$verdict $name (round $round, $seconds s)${DETAIL:+: $DETAIL}"
