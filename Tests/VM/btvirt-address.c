@@ -12,17 +12,6 @@
  * btvirt writes has INTERNAL replaced by EXTERNAL (Read BD_ADDR, advertising reports, connection events), and every
  * HCI command it reads has EXTERNAL replaced by INTERNAL (LE Create Connection, accept lists). ACL data is left
  * alone. For the kernel, bluetoothd and nrfloader the controller simply has the address EXTERNAL.
- *
- * It also mends a btvirt bug that a fleet meets (issue 23): btvirt gives the two ends of a new link the first free
- * handle from 0x002A on each controller (emulator/btdev.c, conn_link), but tells the peripheral the central's
- * handle in its LE (Enhanced) Connection Complete (le_conn_complete, le_ext_conn_complete: `conn->handle`, not
- * `conn->link->handle`). When the central already has another link, the two differ (0x002B against 0x002A), and
- * btvirt drops every ACL packet the peripheral sends on the handle it was told (send_acl finds no such connection):
- * the link is one-way, the central's ATT MTU exchange never gets its answer, and tearing the link down then hit a
- * list_del BUG in kernel 6.1. So the library keeps, per controller, the handles of its live links (from the
- * connection and disconnection events it passes on) and tells a peripheral the handle btvirt gave its end. Present
- * in BlueZ 5.66 and still upstream.
- * (Set BTVIRT_ADDRESS to enable the library; without it, it changes nothing.)
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -35,14 +24,12 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-enum { MAX_FDS = 1024, H4_COMMAND = 0x01, H4_EVENT = 0x04, MAX_LINKS = 16, FIRST_HANDLE = 0x002A };
+enum { MAX_FDS = 1024, H4_COMMAND = 0x01, H4_EVENT = 0x04 };
 
 /* The two addresses in wire order (least significant byte first). */
 static unsigned char internal_address[6], external_address[6];
 static int enabled;
 static unsigned char is_vhci[MAX_FDS];
-/* The handles of each controller's live links, as btvirt numbers them (0 = free slot). */
-static unsigned short live_handles[MAX_FDS][MAX_LINKS];
 
 /* Parses the 17 characters of "AA:BB:CC:DD:EE:FF" at `text`, followed by `terminator`. */
 static int parse_address(const char *text, char terminator, unsigned char *wire)
@@ -86,51 +73,6 @@ static void rewrite(unsigned char *packet, size_t length, const unsigned char *f
 	}
 }
 
-static int is_live(int fd, unsigned short handle)
-{
-	for (int i = 0; i < MAX_LINKS; i++)
-		if (live_handles[fd][i] == handle)
-			return 1;
-	return 0;
-}
-
-static void set_live(int fd, unsigned short handle, int live)
-{
-	for (int i = 0; i < MAX_LINKS; i++) {
-		if (live && live_handles[fd][i] == 0) {
-			live_handles[fd][i] = handle;
-			return;
-		}
-		if (!live && live_handles[fd][i] == handle)
-			live_handles[fd][i] = 0;
-	}
-}
-
-/* Keeps the live handles of the controller behind `fd`, and gives a peripheral's Connection Complete the handle
- * btvirt gave its end of the link (the first free one from 0x002A, as conn_new numbers them). */
-static void mend_handles(int fd, unsigned char *packet, size_t length)
-{
-	if (length < 4 || packet[0] != H4_EVENT)
-		return;
-	if (packet[1] == 0x05 && length >= 7 && packet[3] == 0x00) { /* Disconnection Complete */
-		set_live(fd, (unsigned short)(packet[4] | packet[5] << 8), 0);
-		return;
-	}
-	/* LE Meta: LE Connection Complete (0x01) or LE Enhanced Connection Complete (0x0A), status 0. */
-	if (packet[1] != 0x3E || length < 9 || (packet[3] != 0x01 && packet[3] != 0x0A) || packet[4] != 0x00)
-		return;
-	unsigned short handle = (unsigned short)(packet[5] | packet[6] << 8);
-	if (packet[7] == 0x01) { /* peripheral */
-		unsigned short own = FIRST_HANDLE;
-		while (is_live(fd, own))
-			own++;
-		handle = own;
-		packet[5] = (unsigned char)(handle & 0xff);
-		packet[6] = (unsigned char)(handle >> 8);
-	}
-	set_live(fd, handle, 1);
-}
-
 static int tracked(int fd)
 {
 	return enabled && fd >= 0 && fd < MAX_FDS && is_vhci[fd];
@@ -152,10 +94,8 @@ int open(const char *path, int flags, ...)
 		va_end(arguments);
 	}
 	fd = real_open(path, flags, mode);
-	if (fd >= 0 && fd < MAX_FDS) {
+	if (fd >= 0 && fd < MAX_FDS)
 		is_vhci[fd] = strcmp(path, "/dev/vhci") == 0;
-		memset(live_handles[fd], 0, sizeof(live_handles[fd]));
-	}
 	return fd;
 }
 
@@ -207,7 +147,6 @@ ssize_t writev(int fd, const struct iovec *vector, int count)
 		offset += vector[i].iov_len;
 	}
 	rewrite(packet, length, internal_address, external_address);
-	mend_handles(fd, packet, length);
 	whole.iov_base = packet;
 	whole.iov_len = length;
 	written = real_writev(fd, &whole, 1);
