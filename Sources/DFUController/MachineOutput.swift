@@ -79,8 +79,19 @@ struct PartContext: Equatable, Sendable {
     ///   - now: The time the run is handed to the adapter.
     /// - Returns: The timer action, allowing the run to be written at ``DFUConfiguration/minimumThroughput``.
     func responseTimer(afterRunOf bytes: Int, at now: Duration) -> DFUAction {
+        .startTimer(.response, deadline: responseDeadline(afterRunOf: bytes, at: now))
+    }
+
+    /// When an answer that follows a run of `bytes` payload bytes is overdue: ``DFUConfiguration/responseTimeout``
+    /// after the run, which is allowed ``DFUConfiguration/minimumThroughput``.
+    ///
+    /// - Parameters:
+    ///   - bytes: The run's payload bytes (0 for a request without a run).
+    ///   - now: The time the run is handed to the adapter.
+    /// - Returns: The deadline.
+    func responseDeadline(afterRunOf bytes: Int, at now: Duration) -> Duration {
         let writing = Duration.milliseconds(bytes * 1000 / max(configuration.minimumThroughput, 1))
-        return .startTimer(.response, deadline: now + configuration.responseTimeout + writing)
+        return now + configuration.responseTimeout + writing
     }
 }
 

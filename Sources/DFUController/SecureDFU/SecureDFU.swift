@@ -461,12 +461,7 @@ struct SecureDFU: Equatable, Sendable {
     private mutating func request(
         _ request: SecureRequest, afterRunOf packets: Int = 0, bytes: Int = 0, at now: Duration
     ) -> [DFUAction] {
-        let deadline: Duration
-        if case .startTimer(_, let end) = context.responseTimer(afterRunOf: bytes, at: now) {
-            deadline = end
-        } else {
-            deadline = now + configuration.responseTimeout
-        }
+        let deadline = context.responseDeadline(afterRunOf: bytes, at: now)
         outstanding = OutstandingRequest(bytes: request.encoded, deadline: deadline, repeats: 0)
         let late = now + configuration.packetWriteAllowance * packets + configuration.receiptMargin
         return [.write(.secureControlPoint, request.encoded), .startTimer(.response, deadline: min(late, deadline))]
