@@ -40,9 +40,11 @@ let package = Package(
                 "FleetUpload",
                 "SerialDFU",
                 "SerialSimulator",
+                "BuildInfo",
             ],
             swiftSettings: strictSwift6
         ),
+        .target(name: "BuildInfo"),
         .target(name: "HexConverter", swiftSettings: strictSwift6),
         .target(
             name: "Catalog",
