@@ -20,5 +20,5 @@ touch Sources/BuildInfo/build_info.c
 swift build -c release --static-swift-stdlib --product nrfloader >&2
 mkdir -p bin
 cp .build/release/nrfloader bin/nrfloader
-strip bin/nrfloader 2>/dev/null || true
+strip --remove-section=.comment bin/nrfloader 2>/dev/null || true
 echo "built bin/nrfloader ($(du -h bin/nrfloader | cut -f1)): $(bin/nrfloader --version)" >&2

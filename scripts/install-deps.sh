@@ -6,7 +6,7 @@ set -euo pipefail
 
 runtime=(zlib1g-dev libdbus-1-dev pkg-config)
 testing=(binutils srecord python3 python3-venv time dbus openssl)
-packaging=(dpkg-dev lintian debootstrap man-db binutils)
+packaging=(dpkg-dev lintian debootstrap man-db binutils python3)
 
 case "${1:---runtime}" in
     --runtime) packages=("${runtime[@]}") ;;
