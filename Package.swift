@@ -40,9 +40,11 @@ let package = Package(
                 "FleetUpload",
                 "SerialDFU",
                 "SerialSimulator",
+                "BuildInfo",
             ],
             swiftSettings: strictSwift6
         ),
+        .target(name: "BuildInfo"),
         .target(name: "HexConverter", swiftSettings: strictSwift6),
         .target(
             name: "Catalog",
@@ -51,9 +53,12 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .target(name: "CatalogEmbedded", path: "Sources/Catalog/Embedded"),
-        .target(name: "Checksums", dependencies: ["SystemZlib", "SystemCrypto"], swiftSettings: strictSwift6),
+        .target(
+            name: "Checksums",
+            dependencies: ["SystemZlib", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strictSwift6
+        ),
         .systemLibrary(name: "SystemZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        .systemLibrary(name: "SystemCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "DFUPackage", dependencies: ["Checksums", "SystemZlib"], swiftSettings: strictSwift6),
         .target(name: "DFUController", dependencies: ["Checksums"], swiftSettings: strictSwift6),
         .target(

@@ -29,10 +29,22 @@ harness() {
     esac
 }
 
+# Checksums' SHA-256 is swift-crypto's: build it with SwiftPM (a no-op after `swift build`) and link its objects.
+crypto_objects=()
+crypto() {
+    [ ${#crypto_objects[@]} -gt 0 ] && return
+    swift build --target Checksums >&2
+    bin=$(swift build --show-bin-path)
+    mapfile -t crypto_objects < <(find "$bin"/{Crypto,CryptoBoringWrapper,CCryptoBoringSSL,CCryptoBoringSSLShims,CXKCP,CXKCPShims}.build \
+        -name '*.o' | sort)
+    crypto_objects+=(-I "$bin/Modules" -lstdc++)
+}
+
 # Compiles TARGET's harness with its module's sources as one module; `import Checksums` lines are dropped because
 # Checksums' sources are part of the same module here.
 build() {
     local target=$1 work=$2
+    crypto
     rm -rf "$work/src"
     mkdir -p "$work/src" "$work/corpus" "$work/artifacts"
     local index=0
@@ -41,7 +53,7 @@ build() {
         sed -E '/^(internal |public )?import Checksums$/d' "$file" > "$work/src/$index-$(basename "$file")"
     done
     swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name "Fuzz${target//-/}" \
-        -I Sources/SystemZlib -I Sources/SystemCrypto "$work"/src/*.swift -o "$work/fuzzer" \
+        -I Sources/SystemZlib "${crypto_objects[@]}" "$work"/src/*.swift -o "$work/fuzzer" \
         2> >(grep -v "Cannot export local symbol" >&2)
 }
 

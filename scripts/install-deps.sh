@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # Installs the Debian packages nrfloader needs: `--runtime` for building and running the tool,
-# `--test` for everything the test suite and benchmarks use as well.
+# `--test` for everything the test suite and benchmarks use as well, `--package` for building and checking the
+# Debian package (scripts/deb.sh, scripts/deb-check.sh).
 set -euo pipefail
 
-runtime=(zlib1g-dev libssl-dev libdbus-1-dev pkg-config)
-testing=(binutils srecord python3 python3-venv time dbus)
+runtime=(zlib1g-dev libdbus-1-dev pkg-config)
+testing=(binutils srecord python3 python3-venv time dbus openssl)
+packaging=(dpkg-dev lintian debootstrap man-db binutils python3)
 
 case "${1:---runtime}" in
     --runtime) packages=("${runtime[@]}") ;;
     --test) packages=("${runtime[@]}" "${testing[@]}") ;;
-    *) echo "usage: $0 [--runtime|--test]" >&2; exit 64 ;;
+    --package) packages=("${runtime[@]}" "${packaging[@]}") ;;
+    *) echo "usage: $0 [--runtime|--test|--package]" >&2; exit 64 ;;
 esac
 
 sudo=""

@@ -11,7 +11,7 @@ struct NRFLoader: AsyncParsableCommand {
         commandName: "nrfloader",
         abstract: "Update the firmware of Nordic nRF5 devices over Bluetooth LE, and convert their images.",
         discussion: ExitStatus.helpTable,
-        version: "0.1.0",
+        version: BuildVersion.text,
         subcommands: [
             ListCommand.self, InfoCommand.self, ConvertCommand.self, ScanCommand.self, UploadCommand.self,
             SimulateCommand.self, SimulateSerialCommand.self, PackageCommand.self, KeysCommand.self,

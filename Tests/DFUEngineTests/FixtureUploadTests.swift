@@ -36,9 +36,9 @@ func keyedBootloader(for input: FirmwareInput, key: [UInt8]) -> SimulatedDevice 
 }
 
 /// Every SDK fixture package: applications, SoftDevices, bootloaders, SoftDevice+bootloader.
-let sdkFixtures: [String] = NordicFixtures.isAvailable ? NordicFixtures.allZips() : []
+let sdkFixtures: [String] = NordicFixtures.allZips()
 
-@Suite(.enabled(if: NordicFixtures.isAvailable, "needs shared/fixtures/nordic-sdk or $NRFLOADER_FIXTURES"))
+@Suite
 struct FixtureUploadTests {
     @Test("a real SDK package uploads to a bootloader holding that SDK's debug key", arguments: sdkFixtures)
     func uploadsWithDebugKey(path: String) async throws {

@@ -291,7 +291,7 @@ private final class RecordingSigner: InitPacketSigning, @unchecked Sendable {
     }
 }
 
-@Suite(.enabled(if: NordicFixtures.isAvailable, "needs shared/fixtures/nordic-sdk or $NRFLOADER_FIXTURES"))
+@Suite
 struct NordicRegenerationTests {
     @Test(
         "regenerating a real package's InitCommand from its fields and image gives nrfutil's bytes",

@@ -5,13 +5,12 @@ import Testing
 
 @testable import DFUPackage
 
-/// The real nRF5 SDK packages in `shared/fixtures/nordic-sdk`, which stay outside the repository.
+/// The real nRF5 SDK packages in `Tests/Data/nordic-sdk`.
 ///
-/// The folder is `<repo>/../shared/fixtures/nordic-sdk`, or `$NRFLOADER_FIXTURES`. Expectations are copied from
-/// that folder's README.md, which lists each package's decoded fields; provenance (SDK mirror, commit, blob) is
-/// recorded there. Every test here is skipped when the folder is absent.
+/// Expectations are copied from that folder's PROVENANCE.md, which lists each package's decoded fields and where
+/// it comes from (SDK mirror, commit, blob).
 
-/// What the fixtures README says about one package (all are signed, hw_version 52, is_debug true).
+/// What PROVENANCE.md says about one package (all are signed, hw_version 52, is_debug true).
 struct FixtureExpectation: Sendable, CustomTestStringConvertible {
     var path: String
     var imageType: DFUPackage.ImageType
@@ -226,7 +225,7 @@ struct FixtureExpectation: Sendable, CustomTestStringConvertible {
     ]
 }
 
-@Suite(.enabled(if: NordicFixtures.isAvailable, "needs shared/fixtures/nordic-sdk or $NRFLOADER_FIXTURES"))
+@Suite
 struct NordicFixtureTests {
     @Test("every package in the fixture folder has an expectation")
     func everyZipIsListed() {

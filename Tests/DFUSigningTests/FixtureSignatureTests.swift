@@ -5,7 +5,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite(.enabled(if: NordicFixtures.isAvailable, "needs shared/fixtures/nordic-sdk or $NRFLOADER_FIXTURES"))
+@Suite
 struct FixtureSignatureTests {
     @Test(
         "every real package's signature verifies with its SDK release's debug key", arguments: NordicFixtures.allZips()

@@ -1,21 +1,12 @@
 public import Foundation
 
-/// The real nRF5 SDK packages and debug public keys in `shared/fixtures/nordic-sdk`, outside the repository.
+/// The real nRF5 SDK packages and debug public keys in `Tests/Data/nordic-sdk`.
 ///
-/// The folder is `<repo>/../shared/fixtures/nordic-sdk`, or `$NRFLOADER_FIXTURES`; tests that need it are skipped
-/// when it is absent (the files stay outside the repository: their licence notice is in that folder's README). `debug_public_keys.json` records each SDK
-/// release's `dfu_public_key.c` (repository, commit, blob) and the three forms of its key.
+/// They are committed with their licence notice (`Tests/Data/nordic-sdk/README.md`), so the tests that read them
+/// run on every clone. `debug_public_keys.json` records each SDK release's `dfu_public_key.c` (repository,
+/// commit, blob) and the three forms of its key.
 public enum NordicFixtures {
-    public static let folder: URL = {
-        if let override = ProcessInfo.processInfo.environment["NRFLOADER_FIXTURES"] {
-            return URL(fileURLWithPath: override)
-        }
-        return TestPaths.repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures/nordic-sdk")
-    }()
-
-    public static var isAvailable: Bool {
-        FileManager.default.fileExists(atPath: folder.appendingPathComponent("debug_public_keys.json").path)
-    }
+    public static let folder: URL = TestPaths.repositoryRoot.appendingPathComponent("Tests/Data/nordic-sdk")
 
     public static func bytes(_ relativePath: String) throws -> [UInt8] {
         Array(try Data(contentsOf: folder.appendingPathComponent(relativePath)))
