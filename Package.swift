@@ -44,6 +44,7 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .target(name: "HexConverter", swiftSettings: strictSwift6),
+        .target(name: "SMP", swiftSettings: strictSwift6),
         .target(
             name: "Catalog",
             dependencies: ["CatalogEmbedded", "Checksums"],
@@ -163,6 +164,7 @@ let package = Package(
             name: "SerialDFUTests",
             dependencies: ["SerialDFU", "Checksums", "DFUController", "DFUTargetAdapter", "TestSupport"],
             swiftSettings: strictSwift6),
+        .testTarget(name: "SMPTests", dependencies: ["SMP", "TestSupport"], swiftSettings: strictSwift6),
         .testTarget(
             name: "CLITests",
             dependencies: ["TestSupport", "Checksums", "DFUPackage"],

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # House rule (style.md §1): the parser and the DFU state machines import only the standard library,
-# plus Checksums (standard library and zlib's CRC-32). No Foundation, Dispatch or Glibc there.
+# plus Checksums (standard library and zlib's CRC-32). No Foundation, Dispatch or Glibc there. SMP (issue 20: the
+# SMP codec and upload machine) is held to the same rule.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 status=0
-for module in HexConverter DFUController Checksums; do
+for module in HexConverter DFUController Checksums SMP; do
     [ -d "Sources/$module" ] || continue
     while IFS= read -r line; do
         echo "Sources/$module: forbidden import: $line" >&2
