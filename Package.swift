@@ -40,11 +40,18 @@ let package = Package(
                 "FleetUpload",
                 "SerialDFU",
                 "SerialSimulator",
+                "SMP",
+                "MCUbootImage",
             ],
             swiftSettings: strictSwift6
         ),
         .target(name: "HexConverter", swiftSettings: strictSwift6),
         .target(name: "SMP", swiftSettings: strictSwift6),
+        .target(
+            name: "MCUbootImage",
+            dependencies: ["Checksums", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strictSwift6
+        ),
         .target(
             name: "Catalog",
             dependencies: ["CatalogEmbedded", "Checksums"],
@@ -164,7 +171,10 @@ let package = Package(
             name: "SerialDFUTests",
             dependencies: ["SerialDFU", "Checksums", "DFUController", "DFUTargetAdapter", "TestSupport"],
             swiftSettings: strictSwift6),
-        .testTarget(name: "SMPTests", dependencies: ["SMP", "TestSupport"], swiftSettings: strictSwift6),
+        .testTarget(
+            name: "SMPTests", dependencies: ["SMP", "MCUbootImage", "TestSupport"], swiftSettings: strictSwift6),
+        .testTarget(
+            name: "MCUbootImageTests", dependencies: ["MCUbootImage", "TestSupport"], swiftSettings: strictSwift6),
         .testTarget(
             name: "CLITests",
             dependencies: ["TestSupport", "Checksums", "DFUPackage"],

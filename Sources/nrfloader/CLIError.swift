@@ -4,6 +4,7 @@ import DFUPackage
 import DFUSigning
 import FirmwareInput
 import HexConverter
+import MCUbootImage
 import PackageBuilder
 
 /// Failures of the command-line shell itself: files it could not read or write.
@@ -79,7 +80,8 @@ extension ExitStatus {
         case let error as PackageBuilderError: self = error.isUsage ? .usage : .dataError
         case is FleetTargetListError: self = .usage
         case is BlueZError: self = .unavailable
-        case is HexConverterError, is CatalogError, is FirmwareInputError, is DFUSigningError, is DFUPackageError:
+        case is HexConverterError, is CatalogError, is FirmwareInputError, is DFUSigningError, is DFUPackageError,
+            is MCUbootImageError:
             self = .dataError
         default: self = .software
         }
