@@ -42,11 +42,19 @@ let package = Package(
                 "SerialSimulator",
                 "SMP",
                 "MCUbootImage",
+                "SMPTargetAdapter",
+                "SMPSimulator",
             ],
             swiftSettings: strictSwift6
         ),
         .target(name: "HexConverter", swiftSettings: strictSwift6),
         .target(name: "SMP", swiftSettings: strictSwift6),
+        .target(name: "SMPTargetAdapter", dependencies: ["SMP"], swiftSettings: strictSwift6),
+        .target(
+            name: "SMPSimulator",
+            dependencies: ["SMP", "SMPTargetAdapter", "MCUbootImage", "Checksums", "DFUSimulator"],
+            swiftSettings: strictSwift6
+        ),
         .target(
             name: "MCUbootImage",
             dependencies: ["Checksums", .product(name: "Crypto", package: "swift-crypto")],
@@ -172,7 +180,9 @@ let package = Package(
             dependencies: ["SerialDFU", "Checksums", "DFUController", "DFUTargetAdapter", "TestSupport"],
             swiftSettings: strictSwift6),
         .testTarget(
-            name: "SMPTests", dependencies: ["SMP", "MCUbootImage", "TestSupport"], swiftSettings: strictSwift6),
+            name: "SMPTests",
+            dependencies: ["SMP", "MCUbootImage", "SMPTargetAdapter", "SMPSimulator", "DFUSimulator", "TestSupport"],
+            swiftSettings: strictSwift6),
         .testTarget(
             name: "MCUbootImageTests", dependencies: ["MCUbootImage", "TestSupport"], swiftSettings: strictSwift6),
         .testTarget(
