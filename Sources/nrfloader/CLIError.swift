@@ -77,6 +77,7 @@ extension ExitStatus {
         case CatalogError.unknownID: self = .noInput
         case FirmwareInputError.missingOption: self = .usage
         case let error as UploadFailure: self = error.exitStatus
+        case let error as SMPUploadFailure: self = error.exitStatus
         case let error as PackageBuilderError: self = error.isUsage ? .usage : .dataError
         case is FleetTargetListError: self = .usage
         case is BlueZError: self = .unavailable

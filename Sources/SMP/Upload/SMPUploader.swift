@@ -570,7 +570,7 @@ public struct SMPUploader: Sendable {
         if answer.offset == image.count && upload.inFlight.isEmpty {
             session.uploadCompleted = true
             return actions + [.cancelTimer(.response), .log("upload complete: the device holds \(image.count) bytes")]
-                + send(.readState, phase: .inspecting, at: now)
+                + send(.readState, phase: .verifying, at: now)
         }
         if answer.offset == image.count {
             // Superseded chunks are still out; their answers repeat the final offset.
