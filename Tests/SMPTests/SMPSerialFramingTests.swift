@@ -6,8 +6,14 @@ import Testing
 @Suite struct SMPSerialFramingTests {
     struct Vector: Decodable {
         var frame: String
-        var line_length: Int
+        var lineLength: Int
         var stream: String
+
+        enum CodingKeys: String, CodingKey {
+            case frame
+            case lineLength = "line_length"
+            case stream
+        }
     }
 
     struct VectorFile: Decodable {
@@ -28,7 +34,7 @@ import Testing
             var decoder = SMPSerialDecoder()
             let events = decoder.receive(bytes(hex: vector.stream))
             #expect(
-                events == [.frame(bytes(hex: vector.frame))], "\(vector.frame.prefix(16))… at \(vector.line_length)")
+                events == [.frame(bytes(hex: vector.frame))], "\(vector.frame.prefix(16))… at \(vector.lineLength)")
         }
     }
 
@@ -39,7 +45,7 @@ import Testing
             SMPSerialFraming.lines(for: Array("Hello, world!".utf8)) == [
                 [0x06, 0x09] + Array("AA9IZWxsbywgd29ybGQhet4=\n".utf8)
             ])
-        for vector in try Self.vectors() where vector.line_length == 127 {
+        for vector in try Self.vectors() where vector.lineLength == 127 {
             let frame = bytes(hex: vector.frame)
             let lines = SMPSerialFraming.lines(for: frame)
             #expect(lines.allSatisfy { $0.count <= 127 && $0.last == 0x0A })
