@@ -52,7 +52,7 @@ let package = Package(
         .target(name: "SMPTargetAdapter", dependencies: ["SMP"], swiftSettings: strictSwift6),
         .target(
             name: "SMPSimulator",
-            dependencies: ["SMP", "SMPTargetAdapter", "MCUbootImage", "Checksums", "DFUSimulator"],
+            dependencies: ["SMP", "SMPTargetAdapter", "MCUbootImage", "Checksums", "DFUSimulator", "SerialSimulator"],
             swiftSettings: strictSwift6
         ),
         .target(
@@ -187,7 +187,7 @@ let package = Package(
             name: "MCUbootImageTests", dependencies: ["MCUbootImage", "TestSupport"], swiftSettings: strictSwift6),
         .testTarget(
             name: "CLITests",
-            dependencies: ["TestSupport", "Checksums", "DFUPackage"],
+            dependencies: ["TestSupport", "Checksums", "DFUPackage", "SMP"],
             swiftSettings: strictSwift6
         ),
     ],

@@ -51,6 +51,8 @@ public struct SimulatedSMPDevice: Sendable {
     public private(set) var secondary: [UInt8]
     /// Boots so far, the first power-on included.
     public private(set) var bootCount = 1
+    /// Boots that swapped a new image into the primary slot (test or permanent), reverts not counted.
+    public private(set) var swapCount = 0
     /// What the device did, one line per event, for tests and `--verbose`.
     public private(set) var log: [String] = []
 
@@ -352,6 +354,7 @@ public struct SimulatedSMPDevice: Sendable {
                 return
             }
             swap()
+            swapCount += 1
             Trailer.write(&primary, imageOK: isPermanent, copyDone: true)
             log.append("boot \(bootCount): swapped to \(image.header.version) (\(isPermanent ? "permanent" : "test"))")
         case .revert:
