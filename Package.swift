@@ -41,11 +41,27 @@ let package = Package(
                 "SerialDFU",
                 "SerialSimulator",
                 "BuildInfo",
+                "SMP",
+                "MCUbootImage",
+                "SMPTargetAdapter",
+                "SMPSimulator",
             ],
             swiftSettings: strictSwift6
         ),
         .target(name: "BuildInfo"),
         .target(name: "HexConverter", swiftSettings: strictSwift6),
+        .target(name: "SMP", swiftSettings: strictSwift6),
+        .target(name: "SMPTargetAdapter", dependencies: ["SMP"], swiftSettings: strictSwift6),
+        .target(
+            name: "SMPSimulator",
+            dependencies: ["SMP", "SMPTargetAdapter", "MCUbootImage", "Checksums", "DFUSimulator", "SerialSimulator"],
+            swiftSettings: strictSwift6
+        ),
+        .target(
+            name: "MCUbootImage",
+            dependencies: ["Checksums", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strictSwift6
+        ),
         .target(
             name: "Catalog",
             dependencies: ["CatalogEmbedded", "Checksums"],
@@ -169,8 +185,14 @@ let package = Package(
             dependencies: ["SerialDFU", "Checksums", "DFUController", "DFUTargetAdapter", "TestSupport"],
             swiftSettings: strictSwift6),
         .testTarget(
+            name: "SMPTests",
+            dependencies: ["SMP", "MCUbootImage", "SMPTargetAdapter", "SMPSimulator", "DFUSimulator", "TestSupport"],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "MCUbootImageTests", dependencies: ["MCUbootImage", "TestSupport"], swiftSettings: strictSwift6),
+        .testTarget(
             name: "CLITests",
-            dependencies: ["TestSupport", "Checksums", "DFUPackage"],
+            dependencies: ["TestSupport", "Checksums", "DFUPackage", "SMP"],
             swiftSettings: strictSwift6
         ),
     ],

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # House rule (style.md §1): the parser and the DFU state machines import only the standard library,
 # plus Checksums (standard library, zlib's CRC-32, and swift-crypto's SHA-256, which Checksums alone may import).
-# No Foundation, Dispatch or Glibc there.
+# No Foundation, Dispatch or Glibc there. SMP (issue 20: the SMP codec and upload machine) is held to the same rule.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 status=0
-for module in HexConverter DFUController Checksums; do
+for module in HexConverter DFUController Checksums SMP; do
     [ -d "Sources/$module" ] || continue
     allowed='Checksums|SystemZlib|Synchronization'
     [ "$module" = Checksums ] && allowed="$allowed|Crypto"

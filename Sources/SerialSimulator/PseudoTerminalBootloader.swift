@@ -4,7 +4,7 @@
 
 /// Serves a simulated serial bootloader (``SerialBootloader``, ``LegacySerialBootloader``) on a pseudo-terminal: the host opens the slave side (or a symlink to it) as it
 /// would open /dev/ttyACM0.
-public final class PseudoTerminalBootloader<Model: SerialBootloaderModel> {
+public final class PseudoTerminalBootloader<Model: SerialLineModel> {
     /// The slave device, `/dev/pts/N` (a new one after each re-enumeration).
     public private(set) var slavePath: String
     /// The symlink made to it, if any (another one after a re-enumeration under the next name).

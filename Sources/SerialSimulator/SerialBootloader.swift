@@ -27,6 +27,16 @@ public struct SerialBootloader: SerialBootloaderModel {
         public var bytes: [UInt8] = []
         /// The port must disappear now.
         public var vanishes = false
+
+        /// Creates an output (models outside this module, such as the SMP console, build their own).
+        ///
+        /// - Parameters:
+        ///   - bytes: Bytes to send.
+        ///   - vanishes: Whether the port disappears.
+        public init(bytes: [UInt8] = [], vanishes: Bool = false) {
+            self.bytes = bytes
+            self.vanishes = vanishes
+        }
     }
 
     /// The DFU device behind the line.
@@ -149,10 +159,15 @@ func hexLine(_ bytes: [UInt8]) -> String {
     return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] })
 }
 
-/// A simulated device behind a serial line: what ``PseudoTerminalBootloader`` serves.
-public protocol SerialBootloaderModel: Sendable {
+/// A simulated DFU bootloader behind a serial line: a ``SerialLineModel`` with the DFU device behind it.
+public protocol SerialBootloaderModel: SerialLineModel {
     /// The DFU device behind the line.
     var device: SimulatedDevice { get }
+}
+
+/// A simulated device behind a serial line: what ``PseudoTerminalBootloader`` serves (a DFU bootloader, or the SMP
+/// console of issue 20).
+public protocol SerialLineModel: Sendable {
     /// When held-back device output is due.
     var nextEventTime: Duration? { get }
     /// Every frame so far, one line each.

@@ -4,6 +4,7 @@ import DFUPackage
 import DFUSigning
 import FirmwareInput
 import HexConverter
+import MCUbootImage
 import PackageBuilder
 
 /// Failures of the command-line shell itself: files it could not read or write.
@@ -76,10 +77,12 @@ extension ExitStatus {
         case CatalogError.unknownID: self = .noInput
         case FirmwareInputError.missingOption: self = .usage
         case let error as UploadFailure: self = error.exitStatus
+        case let error as SMPUploadFailure: self = error.exitStatus
         case let error as PackageBuilderError: self = error.isUsage ? .usage : .dataError
         case is FleetTargetListError: self = .usage
         case is BlueZError: self = .unavailable
-        case is HexConverterError, is CatalogError, is FirmwareInputError, is DFUSigningError, is DFUPackageError:
+        case is HexConverterError, is CatalogError, is FirmwareInputError, is DFUSigningError, is DFUPackageError,
+            is MCUbootImageError:
             self = .dataError
         default: self = .software
         }

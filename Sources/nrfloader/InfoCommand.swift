@@ -6,6 +6,7 @@ import DFUSigning
 import FirmwareInput
 import FoundationEssentials
 import HexConverter
+import MCUbootImage
 
 /// `nrfloader info`: everything about a catalog entry, an Intel HEX file or a binary image.
 struct InfoCommand: ParsableCommand {
@@ -15,7 +16,9 @@ struct InfoCommand: ParsableCommand {
         discussion: """
             For .zip: its parts, sizes, decoded init packet fields and signature (checked with --verify-key). \
             For .hex: its regions, start address, and the DFU image Nordic's tools would make of it (MBR and UICR \
-            dropped, padded to 4 bytes). For .bin: size and SHA-256. For both, the vector table's initial stack \
+            dropped, padded to 4 bytes). For .bin: size and SHA-256; a signed MCUboot image (magic 0x96f3b83d): what \
+            imgtool dumpinfo shows, its SHA-256 TLV checked, and its signature with --verify-key (ECDSA P-256 or \
+            ed25519, imgtool's PEM keys). For both, the vector table's initial stack \
             pointer and reset handler when the image looks like a Cortex-M application.
             """
     )
@@ -23,7 +26,10 @@ struct InfoCommand: ParsableCommand {
     @Argument(help: "A catalog id, or a .hex or .bin file ('-' for standard input).")
     var target: String
 
-    @Option(help: "For a .zip: check each init packet signature against this public key (PEM or Nordic's form).")
+    @Option(
+        help: ArgumentHelp(
+            "For a .zip: check each init packet signature against this public key (PEM or Nordic's form); for an "
+                + "MCUboot image: its signature against this imgtool key (PEM, private or public)."))
     var verifyKey: String?
 
     @OptionGroup var catalogOptions: CatalogOptions
@@ -52,9 +58,24 @@ struct InfoCommand: ParsableCommand {
             }
         case .intelHex:
             try printHex(bytes, name: input.displayName)
+        case .binary where bytes.starts(with: [0x3D, 0xB8, 0xF3, 0x96]):
+            try printMCUboot(bytes, name: input.displayName)
         case .binary:
             printBinary(bytes, name: input.displayName)
         }
+    }
+
+    /// A signed MCUboot image (its first word is `IMAGE_MAGIC`, little-endian): printed, then a failed hash or
+    /// signature check exits 65.
+    private func printMCUboot(_ bytes: [UInt8], name: String) throws {
+        let image = try MCUbootImage(bytes: bytes, file: name)
+        let key = try verifyKey.map { path in
+            try MCUbootVerificationKey(
+                pem: String(decoding: try InputFile(path: path).readAll(), as: UTF8.self), file: path)
+        }
+        let info = MCUbootInfo(image: image, key: key)
+        if outputOptions.json { Console.json(info.json) } else { Console.result(info.text) }
+        if let failure = info.failure { throw failure }
     }
 
     private func loadVerifier() throws -> InitPacketVerifier? {

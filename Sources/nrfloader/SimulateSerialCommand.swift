@@ -14,7 +14,10 @@ struct SimulateSerialCommand: ParsableCommand {
             Creates a pseudo-terminal, links PATH to it, prints 'ready PATH -> /dev/pts/N' on standard output and \
             answers SLIP-framed Secure DFU requests as an SDK 15 UART bootloader (ping, get MTU, select, create, \
             write object, checksum, execute), or with --protocol legacy the HCI packets (start, init, data, stop) of \
-            an SDK 11 or Adafruit bootloader. Stops after --exit-after activations, or on SIGTERM/Ctrl-C.
+            an SDK 11 or Adafruit bootloader. With --protocol smp it is a Zephyr application on MCUboot behind the SMP \
+            console transport (base64 lines, 06 09 / 04 14 markers, CRC-16/XMODEM): image state, upload, test, \
+            confirm, reset with MCUboot's swap, echo; an activation is a boot that swapped a new image in \
+            (--save-images writes slot0.bin and slot1.bin). Stops after --exit-after activations, or on SIGTERM/Ctrl-C.
 
             As a USB device: --sysfs DIR describes it in a sysfs tree (DIR/class/tty/NAME, NAME being --port's \
             file name; 1915:521F for secure, 239A:0029 for legacy, serial number --usb-serial), which \
@@ -29,8 +32,14 @@ struct SimulateSerialCommand: ParsableCommand {
     @Option(help: "The symlink to create to the pseudo-terminal, e.g. /tmp/ttyDFU.")
     var port: String
 
-    @Option(help: "secure (SDK 15 serial transport) or legacy (SDK 11 / Adafruit HCI transport).")
-    var `protocol`: ProtocolArgument = .secure
+    @Option(
+        help: ArgumentHelp(
+            "secure (SDK 15 serial transport), legacy (SDK 11 / Adafruit HCI transport), or smp (a Zephyr "
+                + "application on MCUboot behind the SMP console transport)."))
+    var `protocol`: SerialSimulationProtocol = .secure
+
+    @Option(help: "smp: the size of each of the two image slots in bytes (a padded image must match it).")
+    var smpSlotSize: Int = 0x4_0000
 
     @Option(help: "The Get MTU answer (the SLIP buffer size): 131 as the SDK's UART transport, at most 491.")
     var mtu: Int = 131
@@ -92,6 +101,7 @@ struct SimulateSerialCommand: ParsableCommand {
         if reenumerateDelay < 0 { throw ValidationError("--reenumerate-delay must be 0 or more") }
         if let exitAfter, exitAfter < 1 { throw ValidationError("--exit-after must be at least 1") }
         if let paceBaud, paceBaud < 100 { throw ValidationError("--pace-baud must be at least 100") }
+        if `protocol` == .smp { try validateSMP() }
         _ = try lineFaults()
     }
 
@@ -138,6 +148,8 @@ struct SimulateSerialCommand: ParsableCommand {
             try serve(
                 SerialBootloader(device: SimulatedDevice(configuration: configuration), mtu: mtu, faults: faults.secure)
             )
+        case .smp:
+            try serveSMP()
         case .legacy:
             var configuration = SimulatorOptions.configuration(
                 .legacy, secure: SecureBootloaderOptions(), legacySoftDevice: softDevice.map { UInt16($0.value) },
@@ -152,7 +164,7 @@ struct SimulateSerialCommand: ParsableCommand {
         let images = try saveImages.map { try SimulatorOptions.parse(["--sim-save-images", $0]) }
         try images?.checkImageDirectory()
         let usb = sysfs.map { root in
-            `protocol` == .secure
+            `protocol` != .legacy
                 ? SimulatedUSBDevice(
                     sysfsRoot: root, vendorID: 0x1915, productID: 0x521F, product: "Open DFU Bootloader (simulated)",
                     serialNumber: usbSerial)
@@ -189,6 +201,13 @@ struct SimulateSerialCommand: ParsableCommand {
         Console.note(
             "simulate-serial: \(terminal.state.activations) activation(s)\(vanished ? ", port vanished (fault)" : "")")
     }
+}
+
+/// `simulate-serial --protocol`.
+enum SerialSimulationProtocol: String, ExpressibleByArgument, CaseIterable {
+    case secure
+    case legacy
+    case smp
 }
 
 /// `--reenumerate same|next`.

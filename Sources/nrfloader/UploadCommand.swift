@@ -16,14 +16,15 @@ struct UploadCommand: AsyncParsableCommand {
             INPUT is an nrfutil package (.zip), an Intel HEX file, a binary image (.bin), a catalog id, or '-' for \
             standard input. For .hex, .bin and catalog inputs the init packet is generated (--dfu, --sd-req, \
             --hw-version, --fw-version, --key). --target ADDRESS or --name NAME updates a device through BlueZ; --target sim runs the whole update against a simulated Nordic \
-            bootloader in this process: sim (Secure DFU), sim:buttonless, sim:legacy, sim:legacy-v1.
+            bootloader in this process: sim (Secure DFU), sim:buttonless, sim:legacy, sim:legacy-v1; --target sim:smp \
+            sends a signed MCUboot image (.bin) over SMP (MCUmgr) to a simulated Zephyr/MCUboot device (--smp-mode).
             """
     )
 
     @Option(
         name: .customLong("target"),
         help: ArgumentHelp(
-            "The device: a Bluetooth address (AA:BB:CC:DD:EE:FF), or 'sim[:secure|buttonless|legacy|legacy-v1]'; "
+            "The device: a Bluetooth address (AA:BB:CC:DD:EE:FF), or 'sim[:secure|buttonless|legacy|legacy-v1|smp]'; "
                 + "repeat it to update several devices at once."))
     var targets: [String] = []
     var target: String? { targets.first }
@@ -55,6 +56,7 @@ struct UploadCommand: AsyncParsableCommand {
     @OptionGroup var initPacketOptions: InitPacketOptions
     @OptionGroup var engineOptions: EngineOptions
     @OptionGroup var simulatorOptions: SimulatorOptions
+    @OptionGroup(title: "SMP (MCUmgr)") var smpOptions: SMPOptions
     @OptionGroup var catalogOptions: CatalogOptions
     @OptionGroup var outputOptions: OutputOptions
     @OptionGroup(title: "Several devices") var fleetOptions: FleetOptions
@@ -65,13 +67,15 @@ struct UploadCommand: AsyncParsableCommand {
             return
         }
         if isFleet { return try validateFleet() }
+        if isSMPSimulation { return try validateSMPSimulation() }
         switch (target, name) {
         case (nil, nil): throw ValidationError("give the device with --target ADDRESS, --name NAME or --port PATH")
         case (.some, .some): throw ValidationError("--target and --name exclude each other")
         case (let target?, nil):
             if try simulatedKind() == nil {
                 do { _ = try BluetoothAddress(parsing: target) } catch {
-                    throw ValidationError("--target: \(error) (or sim, sim:buttonless, sim:legacy, sim:legacy-v1)")
+                    throw ValidationError(
+                        "--target: \(error) (or sim, sim:buttonless, sim:legacy, sim:legacy-v1, sim:smp)")
                 }
             }
         case (nil, let name?):
@@ -85,7 +89,7 @@ struct UploadCommand: AsyncParsableCommand {
         let name = target == "sim" ? "secure" : String(target.dropFirst(4))
         guard let kind = SimulatedTargetKind(rawValue: name) else {
             let kinds = SimulatedTargetKind.allCases.map { "sim:\($0.rawValue)" }.joined(separator: ", ")
-            throw ValidationError("unknown simulated target '\(target)' (valid: sim, \(kinds))")
+            throw ValidationError("unknown simulated target '\(target)' (valid: sim, \(kinds), sim:smp)")
         }
         return kind
     }
@@ -93,6 +97,7 @@ struct UploadCommand: AsyncParsableCommand {
     func run() async throws {
         if let port = serialOptions.port { return try await runSerial(serialOptions, port: port) }
         if isFleet { return try await runFleet() }
+        if isSMPSimulation { return try await runSMPSimulated() }
         if let kind = try simulatedKind() {
             try await runSimulated(kind)
         } else {
@@ -187,10 +192,7 @@ struct UploadCommand: AsyncParsableCommand {
     ) async throws {
         let controller = DFUController(
             firmware: firmware.firmware, target: address, configuration: configuration ?? engineOptions.configuration)
-        let mode: UploadRenderer.Mode =
-            outputOptions.json
-            ? .json
-            : outputOptions.quiet ? .quiet : Console.isTerminal(2) && !Console.isDumbTerminal ? .terminal : .lines
+        let mode = renderMode
         let upload = Task { () -> UploadResult in
             let renderer = UploadRenderer(mode: mode)
             renderer.begin(firmware, target: targetName)
@@ -215,6 +217,16 @@ struct UploadCommand: AsyncParsableCommand {
         }
         Interrupts.onFirstInterrupt { upload.cancel() }
         if case .failed(let failure) = await upload.value { throw failure }
+    }
+
+    /// Whether `--target sim:smp` asks for the simulated SMP device (one device, not a fleet).
+    var isSMPSimulation: Bool { targets == ["sim:smp"] && name == nil }
+
+    /// How progress is shown: JSON Lines, quiet, redrawn on a terminal, or one line per phase.
+    var renderMode: UploadRenderer.Mode {
+        outputOptions.json
+            ? .json
+            : outputOptions.quiet ? .quiet : Console.isTerminal(2) && !Console.isDumbTerminal ? .terminal : .lines
     }
 
     func loadInput(defaultProtocol: FirmwareInput.ProtocolFamily?) throws -> FirmwareInput {

@@ -9,6 +9,7 @@ import Testing
 private let corpus = TestPaths.repositoryRoot.appendingPathComponent("Tests/Fuzz/Corpus/package").path
 private let firmware = TestPaths.repositoryRoot.appendingPathComponent("Resources/firmware").path
 private let packages = TestPaths.repositoryRoot.appendingPathComponent("Tests/Data/packages").path
+private let mcuboot = TestPaths.repositoryRoot.appendingPathComponent("Tests/Data/mcuboot").path
 
 /// A real way of ending with one exit status, run through the built binary.
 struct ExitCase: Sendable, CustomTestStringConvertible {
@@ -26,6 +27,28 @@ struct ExitCase: Sendable, CustomTestStringConvertible {
         ExitCase(status: 0, arguments: ["list", "--json"]),
         ExitCase(status: 0, arguments: ["info", "\(firmware)/blinky-pca10040.hex", "--json"]),
         ExitCase(status: 0, arguments: ["upload", "--target", "sim", "blinky-pca10040", "--sim-speed", "0", "--json"]),
+        ExitCase(status: 0, arguments: ["info", "\(mcuboot)/ecdsa-p256.bin", "--json"]),
+        ExitCase(
+            status: 0,
+            arguments: ["upload", "--target", "sim:smp", "\(mcuboot)/ed25519.bin", "--sim-speed", "0", "--json"]),
+        ExitCase(
+            status: 65,
+            arguments: [
+                "info", "\(mcuboot)/ecdsa-p256.bin", "--verify-key", "\(mcuboot)/ecdsa-p256-other.pem", "--json",
+            ]),
+        ExitCase(status: 65, arguments: ["upload", "--target", "sim:smp", "\(mcuboot)/app.bin", "--json"]),
+        ExitCase(
+            status: 75,
+            arguments: [
+                "upload", "--target", "sim:smp", "\(mcuboot)/ed25519.bin", "--sim-speed", "0", "--sim-fault",
+                "drop-notification@3+", "--retries", "1", "--timeout", "1", "--json",
+            ]),
+        ExitCase(
+            status: 76,
+            arguments: [
+                "upload", "--target", "sim:smp", "\(mcuboot)/ed25519.bin", "--sim-speed", "0", "--sim-fault",
+                "respond@00:21", "--json",
+            ]),
         ExitCase(status: 64, arguments: ["list", "--json", "--bogus"]),
         ExitCase(status: 64, arguments: ["upload", "--json", "--target", "sim"]),
         ExitCase(status: 64, arguments: ["upload", "--json", "--target", "sim:nonsense", "blinky-pca10040"]),
@@ -92,10 +115,14 @@ struct ExitCase: Sendable, CustomTestStringConvertible {
         try Self.checkVerdict(status: result.status, stdout: result.stdoutText, stderr: result.stderrText)
     }
 
-    @Test("an interrupted upload ends with the error object of status 130")
-    func interrupted() throws {
-        let child = LineReader(
-            ["upload", "--target", "sim", "selftest-pca10040", "--sim-speed", "1", "--json"])
+    @Test(
+        "an interrupted upload ends with the error object of status 130",
+        arguments: [
+            ["upload", "--target", "sim", "selftest-pca10040", "--sim-speed", "1", "--json"],
+            ["upload", "--target", "sim:smp", "\(mcuboot)/ed25519.bin", "--sim-speed", "0.1", "--json"],
+        ])
+    func interrupted(_ arguments: [String]) throws {
+        let child = LineReader(arguments)
         // The begin event is printed after the interrupt handler is installed: waiting for it is the condition.
         let begin = child.waitForLine(within: .seconds(60)) { $0.contains(#""event":"begin""#) }
         #expect(begin != nil)

@@ -1,0 +1,44 @@
+/// What to ask the device to do with the image once it is uploaded (`--smp-mode`).
+public enum SMPConfirmMode: String, Sendable, Equatable, CaseIterable {
+    /// Mark the image for test, reset, reconnect, read the state, and confirm it once it runs: MCUboot reverts an
+    /// image that never comes up far enough to be confirmed. The default.
+    case testAndConfirm = "test-and-confirm"
+    /// Confirm the uploaded image (a permanent swap), reset, and check it runs.
+    case confirm
+    /// Mark the image for test, reset, and check it runs unconfirmed (it reverts on the next reset unless the
+    /// application confirms itself).
+    case test
+    /// Upload and check the device holds the image; no state change, no reset.
+    case uploadOnly = "upload-only"
+}
+
+/// The SMP upload's policy, with the evidence behind each default.
+public struct SMPUploadConfiguration: Sendable, Equatable {
+    /// What to do after the upload.
+    public var mode: SMPConfirmMode = .testAndConfirm
+    /// The SMP version to ask in; v2 gets group errors (`err {group, rc}`) with names, and a v1-only device answers
+    /// a v2 request as v1 (Zephyr `smp.c`).
+    public var version: SMPVersion = .v2
+    /// The image number (0: the application; 1 for a network core image on nRF53).
+    public var image: Int = 0
+    /// How long to wait for each answer: the DFU engine's default (`--timeout`, 20 s), which covers Zephyr erasing
+    /// the whole secondary slot while answering the first chunk (`img_mgmt_erase_image_data`).
+    public var responseTimeout: Duration = .seconds(20)
+    /// How long one connection attempt may take, device search included.
+    public var connectionTimeout: Duration = .seconds(15)
+    /// How long to wait for the link to drop after the device answered a reset (Zephyr resets
+    /// `CONFIG_MCUMGR_GRP_OS_RESET_MS`, 250 ms by default, after answering); then nrfloader disconnects itself.
+    public var resetDisconnectTimeout: Duration = .seconds(5)
+    /// Link losses in a row, without progress in between, before the update fails.
+    public var maximumReconnects: Int = 3
+    /// The most requests in flight; `nil` takes the device's `buf_count` − 1 (Zephyr's SMP buffers hold requests and
+    /// responses alike: `CONFIG_MCUMGR_BUF_COUNT` help text), 1 disables pipelining.
+    public var maximumRequestsInFlight: Int?
+    /// What to assume when the device does not answer MCUmgr parameters (`CONFIG_MCUMGR_GRP_OS_MCUMGR_PARAMS` is
+    /// off by default, giving rc 8): Zephyr's defaults `CONFIG_MCUMGR_TRANSPORT_NETBUF_SIZE` 384 and
+    /// `_COUNT` 4.
+    public var defaultParameters = MCUmgrParameters(bufferSize: 384, bufferCount: 4)
+
+    /// Creates the default configuration.
+    public init() {}
+}

@@ -1,0 +1,162 @@
+/// What the SMP upload machine asks its driver to do, in order.
+public enum SMPAction: Sendable, Equatable {
+    /// Connect (again) to the device.
+    case connect
+    /// Send one request frame; the transport splits it into writes of at most ATT MTU − 3 bytes.
+    case send([UInt8])
+    /// Drop the link.
+    case disconnect
+    /// Start (or restart) a timer that fires at `deadline` (session time).
+    case startTimer(SMPTimer, deadline: Duration)
+    /// Cancel a timer.
+    case cancelTimer(SMPTimer)
+    /// Report progress.
+    case progress(SMPProgress)
+    /// A line of detail for `--verbose` and `--json` logs.
+    case log(String)
+    /// The update ended as the device's state shows.
+    case finish(SMPUploadResult)
+    /// The update failed.
+    case fail(SMPUploadError)
+}
+
+/// The machine's timers.
+public enum SMPTimer: Sendable, Equatable, Hashable {
+    /// The oldest request in flight is due an answer.
+    case response
+    /// A connection attempt.
+    case connection
+    /// The device answered reset but the link is still up.
+    case resetDisconnect
+}
+
+/// Where an SMP update stands.
+public enum SMPPhase: String, Sendable, Equatable {
+    /// Connecting or reconnecting.
+    case connecting
+    /// Reading parameters and image state.
+    case inspecting
+    /// Sending the image.
+    case uploading
+    /// Marking the image for test or confirming it.
+    case settingState = "setting state"
+    /// Waiting for the device to reset and come back.
+    case resetting
+    /// Reading the state after the reset.
+    case verifying
+}
+
+/// Progress of an SMP upload.
+public struct SMPProgress: Sendable, Equatable {
+    /// The phase.
+    public var phase: SMPPhase
+    /// Image bytes handed to the link.
+    public var bytesSent: Int
+    /// Image bytes the device reported holding (its `off`).
+    public var bytesConfirmed: Int
+    /// The image's size.
+    public var totalBytes: Int
+
+    /// Creates a report.
+    public init(phase: SMPPhase, bytesSent: Int, bytesConfirmed: Int, totalBytes: Int) {
+        self.phase = phase
+        self.bytesSent = bytesSent
+        self.bytesConfirmed = bytesConfirmed
+        self.totalBytes = totalBytes
+    }
+}
+
+/// What the device's own image state showed at the end.
+public struct SMPUploadResult: Sendable, Equatable {
+    /// How the image stands, in the device's words.
+    public enum Outcome: String, Sendable, Equatable {
+        /// Running and confirmed.
+        case confirmed
+        /// Running in test mode: MCUboot reverts it on the next reset unless it is confirmed.
+        case testing
+        /// In the secondary slot, pending a permanent swap on the next reset (`upload-only` of an image signed with
+        /// `imgtool --confirm`).
+        case pendingPermanent = "pending permanent"
+        /// In the secondary slot, pending a test swap on the next reset.
+        case pendingTest = "pending test"
+        /// In the secondary slot, with no swap requested.
+        case uploaded
+    }
+
+    /// How the image stands.
+    public var outcome: Outcome
+    /// The slot that holds it, as the device reported it.
+    public var slot: ImageSlotState
+    /// Image bytes the device acknowledged in this session (0 when it already held the image).
+    public var bytesUploaded: Int
+    /// The MCUmgr parameters used (the device's, or Zephyr's defaults when it has none).
+    public var parameters: MCUmgrParameters
+    /// Whether the device answered MCUmgr parameters.
+    public var parametersReported: Bool
+    /// The largest chunk of image data sent in one request.
+    public var chunkSize: Int
+    /// The most requests that were in flight at once.
+    public var requestsInFlight: Int
+    /// Link losses recovered from.
+    public var reconnects: Int
+}
+
+/// Why an SMP update failed, saying who failed (style §14).
+public enum SMPUploadError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The device answered a request with an error.
+    case rejected(SMPCommand, SMPDeviceError)
+    /// The device sent something that is not a valid answer.
+    case protocolViolation(String)
+    /// The device's image state does not show what the update needs.
+    case unexpectedState(String)
+    /// An answer did not come in time.
+    case timedOut(waitingFor: String, limit: Duration)
+    /// The transport failed (connect, write, or the link).
+    case transport(SMPTransportFailure)
+    /// The link dropped again and again.
+    case reconnectsExhausted(attempts: Int)
+    /// The user interrupted.
+    case cancelled
+
+    public var description: String {
+        switch self {
+        case .rejected(let command, let error): "device refused \(command): \(error)"
+        case .protocolViolation(let what): "device violated SMP: \(what)"
+        case .unexpectedState(let what): "device state: \(what)"
+        case .timedOut(let what, let limit): "timed out after \(limit) waiting for \(what)"
+        case .transport(let failure): "transport failed: \(failure)"
+        case .reconnectsExhausted(let attempts): "link lost again after \(attempts) reconnects"
+        case .cancelled: "cancelled"
+        }
+    }
+}
+
+/// A transport failure as the machine sees it.
+public struct SMPTransportFailure: Sendable, Equatable, CustomStringConvertible {
+    /// What kind of failure, for the exit status.
+    public enum Kind: Sendable, Equatable {
+        /// No stack, adapter or permission.
+        case unavailable
+        /// The device was not found.
+        case deviceNotFound
+        /// The link dropped.
+        case linkLost
+        /// The transport timed out.
+        case timedOut
+        /// Anything else.
+        case failed
+    }
+
+    /// The kind.
+    public var kind: Kind
+    /// The transport's wording.
+    public var cause: String
+
+    /// Creates a failure.
+    public init(kind: Kind, cause: String) {
+        self.kind = kind
+        self.cause = cause
+    }
+
+    public var description: String { cause }
+}

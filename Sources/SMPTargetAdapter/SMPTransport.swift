@@ -1,0 +1,81 @@
+public import SMP
+
+/// A link to one SMP server: BLE (the SMP characteristic), a serial console, or the simulator.
+///
+/// The transport moves whole frames: it splits a request into writes of the link's size and reassembles answers by
+/// the header's length (`SMPFrame.totalLength(ofFrameStartingWith:)`). It makes no protocol decision.
+///
+/// Contract, as ``DFUTargetAdapter``'s `GATTTransport`: one task calls the methods one at a time; link loss comes out
+/// of ``nextEvent(until:)`` exactly once as ``SMPTransportEvent/disconnected(reason:)``, also after ``disconnect()``;
+/// a send that fails because the link dropped throws ``SMPTransportError/linkLost(_:)``.
+public protocol SMPTransport: Sendable {
+    /// The clock the deadlines are on.
+    associatedtype SessionClock: Clock where SessionClock.Duration == Duration
+
+    /// The transport's clock.
+    var clock: SessionClock { get }
+
+    /// Connects (again).
+    ///
+    /// - Parameter deadline: When to give up.
+    /// - Returns: The ATT MTU, or for a stream transport the largest frame it carries plus 3.
+    /// - Throws: ``SMPTransportError``.
+    func connect(deadline: SessionClock.Instant) async throws(SMPTransportError) -> Int
+
+    /// Sends one request frame.
+    ///
+    /// - Parameter frame: The frame.
+    /// - Throws: ``SMPTransportError``.
+    func send(_ frame: [UInt8]) async throws(SMPTransportError)
+
+    /// Drops the link; the loss then comes out of ``nextEvent(until:)``.
+    func disconnect() async
+
+    /// Waits for the next answer frame or link loss.
+    ///
+    /// - Parameter deadline: When to stop waiting.
+    /// - Returns: The event, or `nil` at the deadline or when the task was cancelled.
+    /// - Throws: ``SMPTransportError`` when the transport itself broke.
+    func nextEvent(until deadline: SessionClock.Instant) async throws(SMPTransportError) -> SMPTransportEvent?
+}
+
+/// Something the device did on its own.
+public enum SMPTransportEvent: Sendable, Equatable {
+    /// A complete answer frame.
+    case frame([UInt8])
+    /// The link is down.
+    case disconnected(reason: String)
+}
+
+/// Why a transport operation failed.
+public enum SMPTransportError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No stack, adapter, port or permission.
+    case unavailable(String)
+    /// The device was not found in time.
+    case deviceNotFound(String)
+    /// The link dropped.
+    case linkLost(String)
+    /// The operation did not finish in time.
+    case timedOut(String)
+    /// Anything else the transport reports.
+    case failed(String)
+
+    public var description: String {
+        switch self {
+        case .unavailable(let cause), .deviceNotFound(let cause), .linkLost(let cause), .timedOut(let cause),
+            .failed(let cause):
+            cause
+        }
+    }
+
+    /// The machine's view of the failure.
+    public var failure: SMPTransportFailure {
+        switch self {
+        case .unavailable(let cause): SMPTransportFailure(kind: .unavailable, cause: cause)
+        case .deviceNotFound(let cause): SMPTransportFailure(kind: .deviceNotFound, cause: cause)
+        case .linkLost(let cause): SMPTransportFailure(kind: .linkLost, cause: cause)
+        case .timedOut(let cause): SMPTransportFailure(kind: .timedOut, cause: cause)
+        case .failed(let cause): SMPTransportFailure(kind: .failed, cause: cause)
+        }
+    }
+}

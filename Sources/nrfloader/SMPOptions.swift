@@ -1,0 +1,64 @@
+import ArgumentParser
+import SMP
+
+/// Options of an SMP (MCUmgr) update: `--target sim:smp` now, an SMP device over BLE or serial later.
+struct SMPOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "SMP: what to do after the upload: test-and-confirm (test, reset, confirm once it runs), confirm, test, "
+                + "or upload-only."))
+    var smpMode: SMPModeArgument = .testAndConfirm
+
+    @Option(help: "SMP: requests in flight at most (default: the device's buf_count - 1; 1 disables pipelining).")
+    var smpWindow: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "sim:smp: make the simulated device answer MCUmgr parameters with SIZE,COUNT (e.g. 2475,4); by default "
+                + "it answers rc 8, as Zephyr does."))
+    var simSmpParams: SimulatedParameters?
+
+    func validate() throws {
+        if let smpWindow, smpWindow < 1 { throw ValidationError("--smp-window must be at least 1") }
+    }
+
+    /// The upload policy from these options and the engine's `--timeout` and `--retries`.
+    func configuration(_ engine: EngineOptions) -> SMPUploadConfiguration {
+        var configuration = SMPUploadConfiguration()
+        configuration.mode = smpMode.mode
+        configuration.maximumRequestsInFlight = smpWindow
+        if let timeout = engine.timeout { configuration.responseTimeout = .seconds(timeout) }
+        if let retries = engine.retries { configuration.maximumReconnects = retries }
+        return configuration
+    }
+}
+
+/// `--smp-mode`, spelled as ``SMPConfirmMode``'s raw values.
+enum SMPModeArgument: String, ExpressibleByArgument, CaseIterable {
+    case testAndConfirm = "test-and-confirm"
+    case confirm
+    case test
+    case uploadOnly = "upload-only"
+
+    var mode: SMPConfirmMode {
+        switch self {
+        case .testAndConfirm: .testAndConfirm
+        case .confirm: .confirm
+        case .test: .test
+        case .uploadOnly: .uploadOnly
+        }
+    }
+}
+
+/// `--sim-smp-params 2475,4`.
+struct SimulatedParameters: ExpressibleByArgument {
+    let parameters: MCUmgrParameters
+
+    init?(argument: String) {
+        let fields = argument.split(separator: ",").map { Int($0) }
+        guard fields.count == 2, let size = fields[0], let count = fields[1], (64...65535).contains(size),
+            (1...255).contains(count)
+        else { return nil }
+        parameters = MCUmgrParameters(bufferSize: size, bufferCount: count)
+    }
+}
