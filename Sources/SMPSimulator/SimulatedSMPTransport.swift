@@ -18,7 +18,7 @@ import Synchronization
 /// that many request bytes), `stall@N` (no answers from the Nth request on, until the central disconnects),
 /// `respond@ID:RC` (the first image-group request with command ID answers with image-group RC, both hex), `mtu@N`.
 public final class SimulatedSMPTransport: SMPTransport {
-    public let clock = SMPVirtualClock()
+    public let clock = VirtualClock()
     private let simulation: Mutex<SMPSimulation>
     private let speed: Double?
 
@@ -58,7 +58,7 @@ public final class SimulatedSMPTransport: SMPTransport {
     /// Request frame bytes handed to the link so far.
     public var requestBytes: Int { simulation.withLock { $0.requestBytesSent } }
 
-    public func connect(deadline: SMPVirtualClock.Instant) async throws(SMPTransportError) -> Int {
+    public func connect(deadline: VirtualClock.Instant) async throws(SMPTransportError) -> Int {
         try await run { (simulation) throws(SMPTransportError) in try simulation.connect(deadline: deadline.offset) }
     }
 
@@ -70,7 +70,7 @@ public final class SimulatedSMPTransport: SMPTransport {
         simulation.withLock { $0.disconnect() }
     }
 
-    public func nextEvent(until deadline: SMPVirtualClock.Instant) async throws(SMPTransportError) -> SMPTransportEvent?
+    public func nextEvent(until deadline: VirtualClock.Instant) async throws(SMPTransportError) -> SMPTransportEvent?
     {
         try await run { (simulation) throws(SMPTransportError) in simulation.nextEvent(until: deadline.offset) }
     }
@@ -102,7 +102,7 @@ struct SMPSimulation: Sendable {
     private var connection = 0
     private var isConnected = false
     private var mtu = 23
-    private var uplink: Uplink?
+    private var uplink: LinkScheduler?
     private var deviceReadyAt = Duration.zero
     private var deviceBusyUntil = Duration.zero
     private var events: [Event] = []
@@ -146,7 +146,7 @@ struct SMPSimulation: Sendable {
         connection += 1
         isConnected = true
         mtu = min(link.mtu, faults.mtuCap ?? 517)
-        uplink = Uplink(model: link, origin: now)
+        uplink = LinkScheduler(model: link, origin: now)
         return mtu
     }
 
@@ -241,8 +241,8 @@ struct SMPSimulation: Sendable {
         guard !faults.stallsAnswer(), let answer = output.answer else { return }
         let copies = faults.answerCopies()
         if copies > 0 {
-            let delivery = Uplink.deliveryToCentral(
-                model: link, origin: uplink?.origin ?? now, readyAt: ready, payload: min(answer.count, mtu - 3))
+            let delivery = (uplink ?? LinkScheduler(model: link, origin: now)).deliveryToCentral(
+                readyAt: ready, payload: min(answer.count, mtu - 3))
             for _ in 0..<copies { schedule(.answer(answer), at: delivery) }
         }
         if output.resetsAfterAnswer { schedule(.deviceReset, at: ready + Self.resetDelay) }
@@ -258,57 +258,5 @@ struct SMPSimulation: Sendable {
             time += .milliseconds(85) * ((length + 4095) / 4096)
         }
         return time
-    }
-}
-
-/// Central-to-peripheral writes scheduled into connection events, in order (the link model's timing).
-struct Uplink: Sendable {
-    let model: LinkModel
-    let origin: Duration
-    private var event = 0
-    private var used = Duration.zero
-    private var pdusInEvent = 0
-
-    init(model: LinkModel, origin: Duration) {
-        self.model = model
-        self.origin = origin
-    }
-
-    static func eventStart(model: LinkModel, origin: Duration, after time: Duration, strictly: Bool) -> Duration {
-        guard time > origin else { return origin }
-        var index = Int((time - origin) / model.connectionInterval)
-        let start = origin + model.connectionInterval * index
-        if start < time || (strictly && start == time) { index += 1 }
-        return origin + model.connectionInterval * index
-    }
-
-    /// Queues an ATT write command of `valueLength` bytes ready at `readyAt`; returns when it reaches the device.
-    mutating func send(valueLength: Int, readyAt: Duration) -> Duration {
-        var arrival = readyAt
-        for payload in model.fragments(valueLength: valueLength) {
-            let exchange = model.exchange(payload: payload)
-            let earliest = Self.eventStart(model: model, origin: origin, after: readyAt, strictly: false)
-            let current = origin + model.connectionInterval * event
-            if earliest > current {
-                event = Int((earliest - origin) / model.connectionInterval)
-                used = .zero
-                pdusInEvent = 0
-            }
-            if pdusInEvent >= model.packetsPerConnectionEvent || used + exchange > model.connectionInterval {
-                event += 1
-                used = .zero
-                pdusInEvent = 0
-            }
-            arrival = origin + model.connectionInterval * event + used + model.airTime(payload: payload)
-            used += exchange
-            pdusInEvent += 1
-        }
-        return arrival
-    }
-
-    /// When a notification ready at `readyAt` reaches the central: in the next connection event.
-    static func deliveryToCentral(model: LinkModel, origin: Duration, readyAt: Duration, payload: Int) -> Duration {
-        eventStart(model: model, origin: origin, after: readyAt, strictly: true)
-            + model.airTime(payload: min(payload + 3 + 4, model.dataLength))
     }
 }

@@ -112,17 +112,17 @@ public struct LinkModel: Sendable, Equatable {
     }
 }
 
-/// Assigns central-to-peripheral PDUs to connection events, in order.
-struct LinkScheduler: Sendable {
-    let model: LinkModel
+/// Assigns central-to-peripheral PDUs to connection events, in order (also the SMP simulator's link).
+package struct LinkScheduler: Sendable {
+    package let model: LinkModel
     /// When connection event 0 started.
-    let origin: Duration
+    package let origin: Duration
     private var event = 0
     /// Time used in the current event so far.
     private var used = Duration.zero
     private var pdusInEvent = 0
 
-    init(model: LinkModel, origin: Duration) {
+    package init(model: LinkModel, origin: Duration) {
         self.model = model
         self.origin = origin
     }
@@ -139,7 +139,7 @@ struct LinkScheduler: Sendable {
 
     /// Queues an ATT write of `valueLength` bytes that the host hands over at `readyAt`, behind everything queued
     /// before it; returns when its last fragment has reached the peer.
-    mutating func send(valueLength: Int, readyAt: Duration) -> Duration {
+    package mutating func send(valueLength: Int, readyAt: Duration) -> Duration {
         var arrival = readyAt
         for payload in model.fragments(valueLength: valueLength) {
             let exchange = model.exchange(payload: payload)
@@ -164,7 +164,7 @@ struct LinkScheduler: Sendable {
     }
 
     /// When a peripheral-to-central PDU ready at `time` reaches the central: in the next connection event.
-    func deliveryToCentral(readyAt time: Duration, payload: Int) -> Duration {
+    package func deliveryToCentral(readyAt time: Duration, payload: Int) -> Duration {
         eventStart(after: time, strictly: true) + model.airTime(payload: min(payload + 3 + 4, model.dataLength))
     }
 }

@@ -40,7 +40,7 @@ public struct VirtualClock: Clock, Sendable {
     /// Moves time forward to `offset` (never backward).
     ///
     /// - Parameter offset: Time since the clock started.
-    func advance(to offset: Duration) {
+    package func advance(to offset: Duration) {
         time.value.withLock { $0 = max($0, offset) }
     }
 
