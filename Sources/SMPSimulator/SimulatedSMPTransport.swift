@@ -70,8 +70,7 @@ public final class SimulatedSMPTransport: SMPTransport {
         simulation.withLock { $0.disconnect() }
     }
 
-    public func nextEvent(until deadline: VirtualClock.Instant) async throws(SMPTransportError) -> SMPTransportEvent?
-    {
+    public func nextEvent(until deadline: VirtualClock.Instant) async throws(SMPTransportError) -> SMPTransportEvent? {
         try await run { (simulation) throws(SMPTransportError) in simulation.nextEvent(until: deadline.offset) }
     }
 
