@@ -41,7 +41,7 @@ public final class BlueZGATTTransport: GATTTransport {
         ///
         /// Default 1 s. btvirt 5.66 advertises once per scan start, and Debian 12's kernel drops that report when
         /// it arrives before the kernel marks discovery as started (`mgmt_device_found` checks
-        /// `hci_discovery_active`, still false in `DISCOVERY_STARTING`): 4 of 30 starts on the real-bluetoothd tier,
+        /// `hci_discovery_active`, still false in `DISCOVERY_STARTING`): 8 of 42 starts on the real-bluetoothd tier,
         /// more under load. Each start is one more chance; a real device's advertisements are seen within a window.
         public var discoveryRestartInterval: Duration = .seconds(1)
         /// How often the device's properties are re-read while waiting for its services: a missed signal costs
