@@ -192,6 +192,8 @@ let package = Package(
             dependencies: ["SMP", "MCUbootImage", "SMPTargetAdapter", "SMPSimulator", "DFUSimulator", "TestSupport"],
             swiftSettings: strictSwift6),
         .testTarget(
+            name: "SMPSerialTests", dependencies: ["SMPSerial", "SMP", "SMPTargetAdapter"], swiftSettings: strictSwift6),
+        .testTarget(
             name: "MCUbootImageTests", dependencies: ["MCUbootImage", "TestSupport"], swiftSettings: strictSwift6),
         .testTarget(
             name: "CLITests",
