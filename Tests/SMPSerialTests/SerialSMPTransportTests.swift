@@ -1,6 +1,8 @@
+import Foundation
 import SMP
 import SMPSerial
 import SMPTargetAdapter
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -41,9 +43,9 @@ final class ConsoleDevice: @unchecked Sendable {
         }
     }
 
-    /// The next request frame, within 5 s.
+    /// The next request frame, within 10 s.
     func request() -> SMPFrame? {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(5))
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
         var buffer = [UInt8](repeating: 0, count: 1024)
         while ContinuousClock.now < deadline {
             var poller = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
@@ -72,11 +74,34 @@ final class ConsoleDevice: @unchecked Sendable {
     }
 }
 
+/// Runs the device's blocking reads on a thread of its own: the cooperative pool may be full of other tests' waits.
+final class DeviceThread: Sendable {
+    private let result = Mutex<Bool?>(nil)
+
+    init(_ body: @escaping @Sendable () -> Bool) {
+        let thread = Thread {
+            let value = body()
+            self.result.withLock { $0 = value }
+        }
+        thread.start()
+    }
+
+    /// What the body returned, once it has.
+    var value: Bool {
+        get async {
+            while true {
+                if let value = result.withLock({ $0 }) { return value }
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+        }
+    }
+}
+
 @Suite(.serialized) struct SerialSMPTransportTests {
-    /// The events until `count` arrived or 5 s passed.
+    /// The events until `count` arrived or 10 s passed.
     private func events(_ transport: SerialSMPTransport, count: Int) async throws -> [SMPTransportEvent] {
         var events: [SMPTransportEvent] = []
-        let deadline = ContinuousClock.now.advanced(by: .seconds(5))
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
         while events.count < count, ContinuousClock.now < deadline {
             if let event = try await transport.nextEvent(until: .now.advanced(by: .milliseconds(200))) {
                 events.append(event)
@@ -92,8 +117,8 @@ final class ConsoleDevice: @unchecked Sendable {
         var options = SerialSMPTransport.Options(path: device.path)
         options.probeInterval = .milliseconds(200)
         let transport = SerialSMPTransport(options: options)
-        let answered = Task.detached { device.answerEcho() }
-        let mtu = try await transport.connect(deadline: .now.advanced(by: .seconds(5)))
+        let answered = DeviceThread { device.answerEcho() }
+        let mtu = try await transport.connect(deadline: .now.advanced(by: .seconds(10)))
         #expect(await answered.value)
         // Zephyr's 384-byte buffer holds the length field and the CRC too: frames of at most 380 bytes.
         #expect(mtu == 380 + 3)
@@ -131,8 +156,8 @@ final class ConsoleDevice: @unchecked Sendable {
         var options = SerialSMPTransport.Options(path: device.path)
         options.probeInterval = .milliseconds(200)
         let transport = SerialSMPTransport(options: options)
-        var answered = Task.detached { device.answerEcho() }
-        _ = try await transport.connect(deadline: .now.advanced(by: .seconds(5)))
+        var answered = DeviceThread { device.answerEcho() }
+        _ = try await transport.connect(deadline: .now.advanced(by: .seconds(10)))
         #expect(await answered.value)
         device.write(Array("*** Booting Zephyr OS build v3.7.0 ***\r\n".utf8))
         let received = try await events(transport, count: 2)
@@ -142,8 +167,8 @@ final class ConsoleDevice: @unchecked Sendable {
         await #expect(throws: SMPTransportError.linkLost("serial port is closed")) {
             try await transport.send([0])
         }
-        answered = Task.detached { device.answerEcho() }
-        #expect(try await transport.connect(deadline: .now.advanced(by: .seconds(5))) == 383)
+        answered = DeviceThread { device.answerEcho() }
+        #expect(try await transport.connect(deadline: .now.advanced(by: .seconds(10))) == 383)
         #expect(await answered.value)
     }
 
@@ -159,7 +184,7 @@ final class ConsoleDevice: @unchecked Sendable {
             try await transport.connect(deadline: .now.advanced(by: .seconds(1)))
         }
         let elapsed = started.duration(to: .now)
-        #expect(elapsed >= .seconds(1) && elapsed < .seconds(3))
+        #expect(elapsed >= .seconds(1) && elapsed < .seconds(5))
         do {
             _ = try await transport.connect(deadline: .now.advanced(by: .milliseconds(300)))
             Issue.record("connected to a silent device")
@@ -175,8 +200,8 @@ final class ConsoleDevice: @unchecked Sendable {
         var options = SerialSMPTransport.Options(path: device.path)
         options.probeInterval = .milliseconds(200)
         let transport = SerialSMPTransport(options: options)
-        let answered = Task.detached { device.answerEcho() }
-        _ = try await transport.connect(deadline: .now.advanced(by: .seconds(5)))
+        let answered = DeviceThread { device.answerEcho() }
+        _ = try await transport.connect(deadline: .now.advanced(by: .seconds(10)))
         #expect(await answered.value)
         device.close()
         let received = try await events(transport, count: 1)
