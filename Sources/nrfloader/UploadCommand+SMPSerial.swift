@@ -13,6 +13,8 @@ extension UploadCommand {
         var options = SerialSMPTransport.Options(path: path)
         options.baudRate = serial.baud
         options.hardwareFlowControl = serial.flowControl
+        options.sysfsRoot = SerialScan.sysfsRoot
+        options.deviceRoot = SerialScan.deviceRoot
         // Before any progress: a missing port is a missing input (66), a busy or forbidden one unavailable (69).
         do { try SerialSMPTransport.checkAccess(options) } catch { throw Self.openFailure(error) }
         var configuration = smpOptions.configuration(engineOptions)

@@ -82,6 +82,33 @@ private let mcuboot = TestPaths.repositoryRoot.appendingPathComponent("Tests/Dat
         #expect(try bytes(images.file("slot0.bin")).prefix(sent.count - 48) == sent.prefix(sent.count - 48))
     }
 
+    @Test("a USB CDC device whose port comes back under the next name after the reset is found by serial number")
+    func reenumeratingDevice() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let simulator = try SerialSimulator(
+            [
+                "--protocol", "smp", "--sysfs", folder.file("sys"), "--usb-serial", "C0DE0000CAFE", "--reenumerate",
+                "next", "--save-images", folder.file("images"),
+            ], in: folder, portName: "dev/ttyACM0")
+        let input = "\(mcuboot)/ed25519.bin"
+        let result = ProcessRunner().run(
+            TestPaths.nrfloader, ["upload", "--port", simulator.port, "--timeout", "5", "--json", input],
+            environment: ["NRFLOADER_SYSFS": folder.file("sys"), "NRFLOADER_DEV": folder.file("dev")])
+        let served = simulator.stop()
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(served.stderrText == "simulate-serial: 1 activation(s)\n")
+        let transcript = try String(contentsOfFile: simulator.transcript, encoding: .utf8)
+        let moved = folder.file("dev/ttyACM1")
+        #expect(transcript.contains("# port re-enumerated as \(moved), usb serial number C0DE0000CAFE"))
+        let final = try #require(
+            try result.stdoutText.split(separator: "\n").last.flatMap {
+                try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            })
+        #expect(final["event"] as? String == "result" && final["state"] as? String == "confirmed")
+        #expect(try bytes(folder.file("images/slot0.bin")).prefix(9656) == ArraySlice(try bytes(input)))
+    }
+
     @Test("a port that does not exist is a missing input (66), before anything is sent")
     func missingPort() throws {
         let directory = try TemporaryDirectory()
