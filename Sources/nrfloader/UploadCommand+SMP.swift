@@ -63,18 +63,16 @@ extension UploadCommand {
         return try checkedMCUbootImage(try source.readAll(), file: source.displayName)
     }
 
-    /// The input as a checked MCUboot image, or `nil` when it is not a file that starts with the image magic.
-    ///
-    /// The magic is 0x96f3b83d, little-endian; `upload --port` sends such a file over SMP. Standard input and
-    /// catalog ids are not looked at (standard input can be read once only).
-    func mcubootInput() throws -> MCUbootImage? {
-        guard input != "-", FileManager.default.fileExists(atPath: input) else { return nil }
+    /// The input read once for `upload --port`: a checked MCUboot image when it starts with the image magic
+    /// (0x96f3b83d, little-endian), which goes over SMP; otherwise its bytes, for DFU (`nil` for a catalog id).
+    func serialInput() throws -> (image: MCUbootImage?, contents: [UInt8]?) {
+        guard input == "-" || FileManager.default.fileExists(atPath: input) else { return (nil, nil) }
         let source = try InputFile(path: input)
         let bytes = try source.readAll()
         let magic = MCUbootImageHeader.magic
         let littleEndian = (0..<4).map { UInt8(truncatingIfNeeded: magic >> (8 * $0)) }
-        guard bytes.starts(with: littleEndian) else { return nil }
-        return try checkedMCUbootImage(bytes, file: source.displayName)
+        guard bytes.starts(with: littleEndian) else { return (nil, bytes) }
+        return (try checkedMCUbootImage(bytes, file: source.displayName), nil)
     }
 
     private func checkedMCUbootImage(_ bytes: [UInt8], file: String) throws -> MCUbootImage {

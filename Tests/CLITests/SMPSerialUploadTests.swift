@@ -45,7 +45,7 @@ private let mcuboot = TestPaths.repositoryRoot.appendingPathComponent("Tests/Dat
         #expect(largest <= 380 && largest > 370, "largest request frame: \(largest) bytes")
     }
 
-    @Test("--smp-mode confirm with --json: one result with the device's state; the padded image lands whole")
+    @Test("--smp-mode confirm, --json, from standard input: one result with the device's state; the image lands whole")
     func confirmJSON() throws {
         let images = try TemporaryDirectory()
         defer { images.remove() }
@@ -55,7 +55,8 @@ private let mcuboot = TestPaths.repositoryRoot.appendingPathComponent("Tests/Dat
         ])
         defer { simulator.directory.remove() }
         let input = "\(mcuboot)/ecdsa-p256-confirm.bin"
-        let result = nrfloader(["upload", "--port", simulator.port, "--smp-mode", "confirm", "--json", input])
+        let result = nrfloader(
+            ["upload", "--port", simulator.port, "--smp-mode", "confirm", "--json", "-"], input: try bytes(input))
         let served = simulator.stop()
         #expect(result.status == 0, "\(result.stderrText)")
         #expect(served.stderrText == "simulate-serial: 1 activation(s)\n")
@@ -64,6 +65,7 @@ private let mcuboot = TestPaths.repositoryRoot.appendingPathComponent("Tests/Dat
         }
         #expect(lines.first?["event"] as? String == "begin")
         #expect(lines.first?["target"] as? String == simulator.port)
+        #expect(lines.first?["input"] as? String == "<stdin>")
         #expect(lines.filter { $0["event"] as? String == "result" }.count == 1)
         let final = try #require(lines.last)
         #expect(final["event"] as? String == "result")
