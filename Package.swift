@@ -45,6 +45,7 @@ let package = Package(
                 "MCUbootImage",
                 "SMPTargetAdapter",
                 "SMPSimulator",
+                "SMPSerial",
             ],
             swiftSettings: strictSwift6
         ),
@@ -52,6 +53,8 @@ let package = Package(
         .target(name: "HexConverter", swiftSettings: strictSwift6),
         .target(name: "SMP", swiftSettings: strictSwift6),
         .target(name: "SMPTargetAdapter", dependencies: ["SMP"], swiftSettings: strictSwift6),
+        .target(
+            name: "SMPSerial", dependencies: ["SMP", "SMPTargetAdapter", "SerialDFU"], swiftSettings: strictSwift6),
         .target(
             name: "SMPSimulator",
             dependencies: ["SMP", "SMPTargetAdapter", "MCUbootImage", "Checksums", "DFUSimulator", "SerialSimulator"],
@@ -188,6 +191,8 @@ let package = Package(
             name: "SMPTests",
             dependencies: ["SMP", "MCUbootImage", "SMPTargetAdapter", "SMPSimulator", "DFUSimulator", "TestSupport"],
             swiftSettings: strictSwift6),
+        .testTarget(
+            name: "SMPSerialTests", dependencies: ["SMPSerial", "SMP", "SMPTargetAdapter"], swiftSettings: strictSwift6),
         .testTarget(
             name: "MCUbootImageTests", dependencies: ["MCUbootImage", "TestSupport"], swiftSettings: strictSwift6),
         .testTarget(

@@ -5,14 +5,15 @@ public import SerialSimulator
 /// `nrfloader simulate-serial --protocol smp` serves on a pseudo-terminal.
 ///
 /// Requests arrive in console framing (``SMPSerialFraming``); answers go out laid out as `mcumgr_serial_tx_pkt`
-/// lays them out. As Zephyr does, it drops without answering a line longer than 127 bytes and a frame larger than its
-/// SMP buffer (384 bytes: `CONFIG_MCUMGR_TRANSPORT_NETBUF_SIZE`). A reset answers, waits 250 ms
+/// lays them out. As Zephyr does, it drops without answering a line longer than 127 bytes and a packet (length field,
+/// frame and CRC) larger than its SMP buffer (384 bytes: `CONFIG_MCUMGR_TRANSPORT_NETBUF_SIZE`), so the largest
+/// frame is 380 bytes (``SMPSerialFraming/largestFrame(bufferSize:)``). A reset answers, waits 250 ms
 /// (`CONFIG_MCUMGR_GRP_OS_RESET_MS`), reboots, and prints a boot banner on the console, as a log line between
 /// packets. An activation is a boot that swapped a new image in.
 public struct SMPConsoleDevice: SerialLineModel {
     /// The device.
     public private(set) var device: SimulatedSMPDevice
-    /// The largest SMP frame accepted.
+    /// The SMP buffer: the largest packet (length field, frame and CRC) accepted.
     public let bufferSize: Int
     public private(set) var transcript: [String] = []
     public private(set) var firstFrameTime: Duration?
@@ -25,7 +26,7 @@ public struct SMPConsoleDevice: SerialLineModel {
     ///
     /// - Parameters:
     ///   - device: The SMP device.
-    ///   - bufferSize: The largest frame it takes (its `buf_size`).
+    ///   - bufferSize: Its SMP buffer (`buf_size`): the largest packet, length field and CRC included.
     public init(device: SimulatedSMPDevice, bufferSize: Int = 384) {
         self.device = device
         self.bufferSize = bufferSize
@@ -42,8 +43,10 @@ public struct SMPConsoleDevice: SerialLineModel {
             switch event {
             case .frame(let frame):
                 transcript.append("> " + hexString(frame))
-                guard frame.count <= bufferSize else {
-                    transcript.append("# dropped: frame of \(frame.count) bytes exceeds the \(bufferSize)-byte buffer")
+                guard frame.count <= SMPSerialFraming.largestFrame(bufferSize: bufferSize) else {
+                    transcript.append(
+                        "# dropped: frame of \(frame.count) bytes and its \(SMPSerialFraming.packetOverhead) bytes of "
+                            + "length and CRC exceed the \(bufferSize)-byte buffer")
                     continue
                 }
                 // A resetting device hears nothing.

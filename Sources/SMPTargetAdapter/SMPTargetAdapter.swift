@@ -106,6 +106,13 @@ public struct SMPTargetAdapter<Transport: SMPTransport>: Sendable {
                 pending = machine.receive(bytes, at: now())
             case .disconnected:
                 pending = machine.transportDisconnected(at: now())
+            case .log(let line):
+                onEvent(.log(line))
+                // A chatty console must not hold the timers off.
+                if let nextTimer, now() >= nextTimer.value {
+                    timers[nextTimer.key] = nil
+                    pending = machine.timerFired(nextTimer.key, at: now())
+                }
             case nil:
                 if let nextTimer, now() >= nextTimer.value {
                     timers[nextTimer.key] = nil

@@ -45,6 +45,9 @@ public enum SMPTransportEvent: Sendable, Equatable {
     case frame([UInt8])
     /// The link is down.
     case disconnected(reason: String)
+    /// A line of detail from the link itself (a serial console's log line, a dropped packet), already escaped;
+    /// nothing for the machine.
+    case log(String)
 }
 
 /// Why a transport operation failed.

@@ -4,7 +4,9 @@ import SerialDFU
 /// `upload --port`: DFU over a serial port instead of Bluetooth.
 struct SerialOptions: ParsableArguments {
     @Option(
-        help: "Update over this serial port (/dev/ttyACM0), or 'auto' for the only Nordic/Adafruit port plugged in.")
+        help: ArgumentHelp(
+            "Update over this serial port (/dev/ttyACM0), or 'auto' for the only Nordic/Adafruit port plugged in; "
+                + "a signed MCUboot image goes over SMP (MCUmgr), anything else over nRF5 serial DFU."))
     var port: String?
 
     @Option(help: "Serial line speed (default 115200; USB CDC bootloaders ignore it).")

@@ -9,7 +9,7 @@ extension SimulateSerialCommand {
         guard smpSlotSize >= 0x1000 else { throw ValidationError("--smp-slot-size must be at least 4096") }
         let dfuOnly: [(String, Bool)] = [
             ("--key", key != nil), ("--sd-id", softDevice != nil), ("--serial-fault", !serialFault.isEmpty),
-            ("--sysfs", sysfs != nil), ("--reenumerate", reenumerate != nil), ("--sim-fault", !simFault.isEmpty),
+            ("--sim-fault", !simFault.isEmpty),
         ]
         if let (option, _) = dfuOnly.first(where: \.1) {
             throw ValidationError("\(option) does not apply to --protocol smp")
@@ -23,8 +23,20 @@ extension SimulateSerialCommand {
             body: [UInt8](repeating: 0xA5, count: 4096))
         let device = SimulatedSMPDevice(
             configuration: SimulatedSMPDevice.Configuration(slotSize: smpSlotSize), running: running)
+        // With --sysfs, a USB CDC ACM console (Zephyr's USB vendor id 0x2fe3, its CDC ACM sample's product id); with
+        // --reenumerate its port goes away after each boot that activated an image, as a USB device that resets.
+        let usb = sysfs.map { root in
+            SimulatedUSBDevice(
+                sysfsRoot: root, vendorID: 0x2FE3, productID: 0x0001, product: "Zephyr CDC ACM (simulated)",
+                serialNumber: usbSerial)
+        }
         let terminal = try PseudoTerminalBootloader(
-            bootloader: SMPConsoleDevice(device: device), linkPath: port, paceBaudRate: paceBaud)
+            bootloader: SMPConsoleDevice(device: device), linkPath: port, paceBaudRate: paceBaud, usb: usb,
+            reenumeration: reenumerate.map {
+                SerialReenumeration(
+                    naming: $0.naming, serialNumberAfterReset: reenumerateSerial,
+                    delay: .milliseconds(reenumerateDelay))
+            })
         Console.result("ready \(port) -> \(terminal.slavePath)")
         let stop = StopFlag()
         Interrupts.onFirstInterrupt { stop.raise() }

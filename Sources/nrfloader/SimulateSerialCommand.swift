@@ -20,7 +20,8 @@ struct SimulateSerialCommand: ParsableCommand {
             (--save-images writes slot0.bin and slot1.bin). Stops after --exit-after activations, or on SIGTERM/Ctrl-C.
 
             As a USB device: --sysfs DIR describes it in a sysfs tree (DIR/class/tty/NAME, NAME being --port's \
-            file name; 1915:521F for secure, 239A:0029 for legacy, serial number --usb-serial), which \
+            file name; 1915:521F for secure, 239A:0029 for legacy, 2FE3:0001 (Zephyr CDC ACM) for smp, serial number \
+            --usb-serial), which \
             'NRFLOADER_SYSFS=DIR NRFLOADER_DEV=<folder of --port> nrfloader scan --serial' lists and upload --port \
             uses to find the device again by serial number. --reenumerate same|next makes the port disappear after \
             every activation (after --reenumerate-delay, deaf meanwhile) and come back 0.3 s later on a new pseudo-terminal, under the same name or the next \

@@ -60,7 +60,23 @@ extension UploadCommand {
     /// before anything is sent.
     private func loadMCUbootImage() throws -> MCUbootImage {
         let source = try InputFile(path: input)
-        let image = try MCUbootImage(bytes: try source.readAll(), file: source.displayName)
+        return try checkedMCUbootImage(try source.readAll(), file: source.displayName)
+    }
+
+    /// The input read once for `upload --port`: a checked MCUboot image when it starts with the image magic
+    /// (0x96f3b83d, little-endian), which goes over SMP; otherwise its bytes, for DFU (`nil` for a catalog id).
+    func serialInput() throws -> (image: MCUbootImage?, contents: [UInt8]?) {
+        guard input == "-" || FileManager.default.fileExists(atPath: input) else { return (nil, nil) }
+        let source = try InputFile(path: input)
+        let bytes = try source.readAll()
+        let magic = MCUbootImageHeader.magic
+        let littleEndian = (0..<4).map { UInt8(truncatingIfNeeded: magic >> (8 * $0)) }
+        guard bytes.starts(with: littleEndian) else { return (nil, bytes) }
+        return (try checkedMCUbootImage(bytes, file: source.displayName), nil)
+    }
+
+    private func checkedMCUbootImage(_ bytes: [UInt8], file: String) throws -> MCUbootImage {
+        let image = try MCUbootImage(bytes: bytes, file: file)
         try image.verifiedHash()
         if let path = initPacketOptions.verifyKey {
             let key = try MCUbootVerificationKey(
@@ -71,13 +87,21 @@ extension UploadCommand {
     }
 
     /// Runs the SMP machine over `transport`, rendering progress as the DFU uploads do; Ctrl-C cancels it.
-    func uploadSMP<Transport: SMPTransport>(_ image: MCUbootImage, named targetName: String, over transport: Transport)
-        async throws
-    {
+    ///
+    /// - Parameters:
+    ///   - image: The checked image.
+    ///   - targetName: The target as the begin line names it.
+    ///   - transport: The link.
+    ///   - configuration: The policy; `--smp-mode`, `--smp-window`, `--timeout` and `--retries` by default.
+    /// - Throws: ``SMPUploadFailure`` when the update did not reach the asked-for state.
+    func uploadSMP<Transport: SMPTransport>(
+        _ image: MCUbootImage, named targetName: String, over transport: Transport,
+        configuration: SMPUploadConfiguration? = nil
+    ) async throws {
         guard let hash = image.storedHash else { throw MCUbootImageError.missingHash(file: image.file) }
         let uploader = SMPUploader(
             image: image.bytes, imageHash: hash, fileSHA256: SHA256.hash(image.bytes),
-            configuration: smpOptions.configuration(engineOptions))
+            configuration: configuration ?? smpOptions.configuration(engineOptions))
         let mode = renderMode
         let upload = Task { () -> SMPUploadFailure? in
             let renderer = UploadRenderer(mode: mode)

@@ -11,7 +11,12 @@ import SerialDFU
 extension UploadCommand {
     /// `upload --port PATH|auto`: Secure DFU over the SDK 15+ serial transport (UART or USB CDC).
     func runSerial(_ serial: SerialOptions, port requested: String) async throws {
-        let firmware = try loadInput(defaultProtocol: .secure)
+        // A signed MCUboot image is for a Zephyr/MCUboot device: SMP over the console framing.
+        let read = try serialInput()
+        if let image = read.image {
+            return try await runSMPSerial(serial, path: try Self.resolvePort(requested), image: image)
+        }
+        let firmware = try loadInput(defaultProtocol: .secure, contents: read.contents)
         try initPacketOptions.verifySignatures(of: firmware)
         let path = try Self.resolvePort(requested)
         // Legacy serial when asked for, or when the input only has legacy init packets (an Adafruit package).
@@ -74,7 +79,7 @@ extension UploadCommand {
         }
     }
 
-    private static func openFailure(_ error: SerialPortError) -> any Error {
+    static func openFailure(_ error: SerialPortError) -> any Error {
         if case .notFound(let path) = error { return CLIError.inputMissing(path: path) }
         return UploadFailure(
             error: .transport(TransportFailure(operation: .connect, kind: .unavailable, cause: error.description)),

@@ -17,7 +17,9 @@ struct UploadCommand: AsyncParsableCommand {
             standard input. For .hex, .bin and catalog inputs the init packet is generated (--dfu, --sd-req, \
             --hw-version, --fw-version, --key). --target ADDRESS or --name NAME updates a device through BlueZ; --target sim runs the whole update against a simulated Nordic \
             bootloader in this process: sim (Secure DFU), sim:buttonless, sim:legacy, sim:legacy-v1; --target sim:smp \
-            sends a signed MCUboot image (.bin) over SMP (MCUmgr) to a simulated Zephyr/MCUboot device (--smp-mode).
+            sends a signed MCUboot image (.bin) over SMP (MCUmgr) to a simulated Zephyr/MCUboot device (--smp-mode). \
+            --port PATH updates over a serial port: a signed MCUboot image over SMP in Zephyr's console framing, \
+            anything else over nRF5 serial DFU.
             """
     )
 
@@ -229,9 +231,16 @@ struct UploadCommand: AsyncParsableCommand {
             : outputOptions.quiet ? .quiet : Console.isTerminal(2) && !Console.isDumbTerminal ? .terminal : .lines
     }
 
-    func loadInput(defaultProtocol: FirmwareInput.ProtocolFamily?) throws -> FirmwareInput {
+    /// The input as firmware for DFU.
+    ///
+    /// - Parameters:
+    ///   - defaultProtocol: The init packet's protocol when one is generated.
+    ///   - contents: The input's bytes when they were read already (standard input can be read once only).
+    /// - Returns: The firmware.
+    /// - Throws: ``CLIError``, ``CatalogError`` or the input's parse errors.
+    func loadInput(defaultProtocol: FirmwareInput.ProtocolFamily?, contents: [UInt8]? = nil) throws -> FirmwareInput {
         let options = try initPacketOptions.generationOptions(defaultProtocol: defaultProtocol)
-        let isFile = input == "-" || FileManager.default.fileExists(atPath: input)
+        let isFile = contents != nil || input == "-" || FileManager.default.fileExists(atPath: input)
         guard isFile else {
             let catalog = try catalogOptions.load()
             guard let entry = catalog.entry(id: input) else {
@@ -239,12 +248,12 @@ struct UploadCommand: AsyncParsableCommand {
             }
             return try FirmwareInput(entry: entry, options: options)
         }
-        let source = try InputFile(path: input)
-        let bytes = try source.readAll()
+        let name = input == "-" ? "<stdin>" : input
+        let bytes = try contents ?? InputFile(path: input).readAll()
         switch ImageFormat(path: input, contents: bytes) {
-        case .package: return try FirmwareInput(zip: bytes, name: source.displayName)
-        case .intelHex: return try FirmwareInput(hex: bytes, name: source.displayName, options: options)
-        case .binary: return try FirmwareInput(binary: bytes, name: source.displayName, options: options)
+        case .package: return try FirmwareInput(zip: bytes, name: name)
+        case .intelHex: return try FirmwareInput(hex: bytes, name: name, options: options)
+        case .binary: return try FirmwareInput(binary: bytes, name: name, options: options)
         }
     }
 }

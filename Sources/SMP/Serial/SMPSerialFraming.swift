@@ -12,6 +12,21 @@ public enum SMPSerialFraming {
     public static let fragmentMarker: [UInt8] = [0x04, 0x14]
     /// `MCUMGR_SERIAL_MAX_FRAME`: the longest line, marker and newline included.
     public static let maximumLineLength = 127
+    /// The bytes a packet adds to its frame inside the device's SMP buffer: the length field and the CRC.
+    ///
+    /// Zephyr decodes all three into one `CONFIG_MCUMGR_TRANSPORT_NETBUF_SIZE` buffer
+    /// (`mcumgr_serial_decode_frag`) and pulls the length off its front, which does not give the two bytes back
+    /// (`mcumgr_serial_extract_len`).
+    public static let packetOverhead = 4
+
+    /// The largest SMP frame (header and body) a device with an SMP buffer of `bufferSize` bytes takes over the
+    /// console framing.
+    ///
+    /// - Parameter bufferSize: The device's `buf_size`.
+    /// - Returns: `bufferSize` − ``packetOverhead``.
+    public static func largestFrame(bufferSize: Int) -> Int {
+        bufferSize - packetOverhead
+    }
 
     /// The lines that carry `frame`, laid out as Zephyr's `mcumgr_serial_tx_pkt` lays them out.
     ///

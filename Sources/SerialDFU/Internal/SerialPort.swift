@@ -5,26 +5,31 @@
 /// An open tty in raw mode: the only code of the module that calls termios, `poll`, `read` and `write`.
 ///
 /// One task owns a port at a time; the value is just the descriptor and the path.
-struct SerialPort: Sendable {
+package struct SerialPort: Sendable {
     /// Line settings.
-    struct Settings: Sendable, Equatable {
-        var baudRate = 115_200
-        var hardwareFlowControl = false
+    package struct Settings: Sendable, Equatable {
+        package var baudRate = 115_200
+        package var hardwareFlowControl = false
+
+        package init(baudRate: Int = 115_200, hardwareFlowControl: Bool = false) {
+            self.baudRate = baudRate
+            self.hardwareFlowControl = hardwareFlowControl
+        }
     }
 
     /// What a read found.
-    enum ReadResult: Sendable, Equatable {
+    package enum ReadResult: Sendable, Equatable {
         case bytes([UInt8])
         case timedOut
     }
 
-    let path: String
+    package let path: String
     private let descriptor: Int32
 
     /// Opens `path` exclusively, raw, 8N1, at the given speed.
     ///
     /// - Throws: ``SerialPortError``.
-    init(path: String, settings: Settings) throws(SerialPortError) {
+    package init(path: String, settings: Settings) throws(SerialPortError) {
         let speed = try Self.speedConstant(settings.baudRate)
         let fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw Self.openError(path: path, errno: errno) }
@@ -73,7 +78,7 @@ struct SerialPort: Sendable {
     }
 
     /// Reads what is available, waiting up to `timeout` for the first byte.
-    func read(timeout: Duration) throws(SerialPortError) -> ReadResult {
+    package func read(timeout: Duration) throws(SerialPortError) -> ReadResult {
         var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         let milliseconds = max(
             0,
@@ -96,7 +101,7 @@ struct SerialPort: Sendable {
     }
 
     /// Writes all of `bytes`, waiting while the line is full, then waits until they left the buffer.
-    func write(_ bytes: [UInt8]) throws(SerialPortError) {
+    package func write(_ bytes: [UInt8]) throws(SerialPortError) {
         var sent = 0
         while sent < bytes.count {
             let count = bytes.withUnsafeBytes { raw -> Int in
@@ -120,12 +125,12 @@ struct SerialPort: Sendable {
     }
 
     /// Drops what the device sent and nobody read yet.
-    func discardInput() {
+    package func discardInput() {
         tcflush(descriptor, TCIFLUSH)
     }
 
     /// Closes the descriptor.
-    func close() {
+    package func close() {
         _ = Glibc.close(descriptor)
     }
 

@@ -5,9 +5,9 @@
 /// serial number is opened: the device's new name if it moved, and never a port that another board now holds.
 /// A port sysfs knows nothing about (a UART adapter without a serial number, a pseudo-terminal) is reopened by
 /// its path.
-struct SerialPortLocator: Sendable {
+package struct SerialPortLocator: Sendable {
     /// Why no port was opened.
-    enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
         /// The port (or the device with the recorded serial number) did not appear before the deadline.
         case didNotAppear(String)
         /// Another device sits where the device was: it is not opened.
@@ -15,7 +15,7 @@ struct SerialPortLocator: Sendable {
         /// The port exists but cannot be opened.
         case port(SerialPortError)
 
-        var description: String {
+        package var description: String {
             switch self {
             case .didNotAppear(let message), .otherDevice(let message): message
             case .port(let error): error.description
@@ -24,7 +24,7 @@ struct SerialPortLocator: Sendable {
     }
 
     /// The path opened last (the one given, at first).
-    private(set) var path: String
+    package private(set) var path: String
     /// The USB serial number of the device, once a port with one was opened.
     private(set) var usbSerialNumber: String?
     /// The serial numbers of the other USB serial devices plugged in then: boards that were there all along.
@@ -33,7 +33,7 @@ struct SerialPortLocator: Sendable {
     private let lister: USBSerialPorts
 
     /// Creates a locator for the port the options name.
-    init(_ options: SerialDFUTransport.Options) {
+    package init(_ options: SerialDFUTransport.Options) {
         path = options.path
         settings = options.portSettings
         lister = USBSerialPorts(sysfsRoot: options.sysfsRoot, deviceRoot: options.deviceRoot)
@@ -42,7 +42,7 @@ struct SerialPortLocator: Sendable {
     /// Opens the device's port, waiting until `deadline` for it to appear.
     ///
     /// - Throws: ``Failure``.
-    mutating func open(until deadline: ContinuousClock.Instant) async throws(Failure) -> SerialPort {
+    package mutating func open(until deadline: ContinuousClock.Instant) async throws(Failure) -> SerialPort {
         let clock = ContinuousClock()
         while true {
             var candidate: String? = path
