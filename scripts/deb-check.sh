@@ -10,6 +10,8 @@
 #     apt-get purge removes every file the package installed.
 # Needs root (chroot) and Debian's package mirror, which it reads from apt's own sources.
 set -euo pipefail
+# Under pipefail a reader that stops early (head, grep -q, awk's exit) kills its writer with SIGPIPE and fails the
+# whole pipeline (exit 141): every reader here reads to the end, or the output is captured first.
 cd "$(dirname "$0")/.."
 stage() { printf 'deb-check: %s (at %d:%02d)\n' "$1" $((SECONDS / 60)) $((SECONDS % 60)) >&2; }
 fail() {
@@ -42,19 +44,20 @@ depends=$(dpkg-deb -f "$deb" Depends)
 echo "deb-check: Depends: $depends" >&2
 # Every library the executable needs must come from a package named in Depends (dpkg -S on this build machine).
 while read -r soname; do
-    path=$(ldconfig -p | awk -v so="$soname" '$1 == so { print $NF; exit }')
+    path=$(ldconfig -p | awk -v so="$soname" '$1 == so && !found { print $NF; found = 1 }')
     [ -n "$path" ] || fail "no $soname on this machine"
     # dpkg records a library under /lib or /usr/lib (merged /usr); ask for the name and the resolved file both ways.
     owner=""
     for candidate in "$path" "$(readlink -f "$path")" "${path#/usr}" "$(readlink -f "$path" | sed 's|^/usr||')"; do
-        owner=$(dpkg -S "$candidate" 2>/dev/null | head -1 | cut -d: -f1) && [ -n "$owner" ] && break
+        owner=$(dpkg -S "$candidate" 2>/dev/null | sed -n '1s/:.*//p') && [ -n "$owner" ] && break
     done
     [ -n "$owner" ] || fail "no Debian package owns $path ($soname)"
     [[ ", $depends," == *", $owner "* || ", $depends," == *", $owner,"* ]] ||
         fail "the executable needs $soname ($owner), which Depends does not name"
 done < <(readelf -d "$work/files/usr/bin/nrfloader" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
 [[ $depends == *libdbus-1-3* ]] || fail "Depends lacks libdbus-1-3"
-readelf -d "$work/files/usr/bin/nrfloader" | grep -q 'libcrypto\|libssl' && fail "the executable links OpenSSL"
+needed=$(readelf -d "$work/files/usr/bin/nrfloader")
+[[ $needed == *libcrypto* || $needed == *libssl* ]] && fail "the executable links OpenSSL"
 [[ $depends == *libssl* ]] && fail "Depends names OpenSSL"
 [ "$(dpkg-deb -f "$deb" Version)" = "$version" ] || fail "package version is not VERSION's $version"
 for file in usr/bin/nrfloader usr/share/man/man1/nrfloader.1.gz usr/share/man/man1/nrfloader-upload.1.gz \
@@ -83,8 +86,8 @@ stage "a clean Debian 12 root"
 root=$work/root
 cache=.build-deb/bookworm-minbase.tar
 if [ ! -s "$cache" ]; then
-    mirror=$(sed -n 's/^URIs: *\([^ ]*\).*/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
-    [ -n "$mirror" ] || mirror=$(awk '$1 == "deb" { print $2; exit }' /etc/apt/sources.list)
+    mirror=$(awk '$1 == "URIs:" && !found { print $2; found = 1 }' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
+    [ -n "$mirror" ] || mirror=$(awk '$1 == "deb" && !found { print $2; found = 1 }' /etc/apt/sources.list)
     rm -rf "$work/bootstrap"
     # man-db is there so that the test can read the page; bash-completion is not needed by the script.
     debootstrap --variant=minbase --include=man-db bookworm "$work/bootstrap" "$mirror" > "$work/debootstrap.log" 2>&1 ||
@@ -113,13 +116,16 @@ stage "run it in the root"
 printed=$(in_root nrfloader --version)
 [ "$printed" = "$("$work/files/usr/bin/nrfloader" --version)" ] || fail "--version in the root printed '$printed'"
 [[ $printed == "nrfloader $(dpkg-deb -f "$deb" Version) "* ]] || fail "--version '$printed' is not the package's"
-in_root nrfloader list | grep -q '^selftest-pca10040 ' || fail "list does not show selftest-pca10040"
+listed=$(in_root nrfloader list)
+grep -q '^selftest-pca10040 ' <<< "$listed" || fail "list does not show selftest-pca10040"
 in_root nrfloader upload --target sim --sim-speed 0 selftest-pca10040 2> "$work/upload.log" ||
     { cat "$work/upload.log" >&2; fail "upload to the simulated bootloader failed"; }
 in_root nrfloader convert /tmp/selftest-pca10040.hex --nordic -o /tmp/out.bin
 cmp "$root/tmp/out.bin" "$root/tmp/selftest-pca10040.bin" || fail "convert did not reproduce the committed .bin"
-in_root man -P cat nrfloader-upload 2> /dev/null | grep -q -- '--sim-speed' || fail "man nrfloader-upload shows no page"
-in_root man -P cat nrfloader upload 2> /dev/null | grep -q '^NAME' || fail "man nrfloader upload shows no page"
+page=$(in_root man -P cat nrfloader-upload 2> /dev/null || true)
+[[ $page == *--sim-speed* ]] || fail "man nrfloader-upload shows no page"
+page=$(in_root man -P cat nrfloader upload 2> /dev/null || true)
+grep -q '^NAME' <<< "$page" || fail "man nrfloader upload shows no page"
 completion=$(in_root bash -c 'source /usr/share/bash-completion/completions/nrfloader
     COMP_LINE="nrfloader upl"; COMP_POINT=${#COMP_LINE}; COMP_WORDS=(nrfloader upl); COMP_CWORD=1
     _nrfloader nrfloader upl nrfloader; printf "%s\n" "${COMPREPLY[@]}"')

@@ -7,8 +7,8 @@
 set -euo pipefail
 dir=${1:-/work/venvs-serial}
 mkdir -p "$dir"
-python310=$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.10*/bin/python 2>/dev/null | head -1)
-python311=$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.11*/bin/python 2>/dev/null | head -1)
+python310=$(compgen -G "${PYENV_ROOT:-$HOME/.pyenv}/versions/3.10*/bin/python" | sed -n 1p || true)
+python311=$(compgen -G "${PYENV_ROOT:-$HOME/.pyenv}/versions/3.11*/bin/python" | sed -n 1p || true)
 [ -n "$python310" ] && [ -n "$python311" ] || { echo "install-serial-oracles: pyenv Python 3.10 and 3.11 needed" >&2; exit 69; }
 [ -x "$dir/nrfutil/bin/nrfutil" ] || { "$python310" -m venv "$dir/nrfutil" && "$dir/nrfutil/bin/pip" install -q nrfutil==6.1.7; }
 [ -x "$dir/adafruit/bin/adafruit-nrfutil" ] || {

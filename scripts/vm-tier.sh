@@ -67,7 +67,7 @@ done
 /usr/bin/python3 -c 'import dbus' 2>/dev/null || missing+=(python3-dbus)
 CC=${CC:-$(command -v cc || command -v clang || true)}
 [ -n "$CC" ] || { CC=gcc; missing+=(gcc libc6-dev); }
-dpkg-query -W -f '${Status}' busybox-static 2>/dev/null | grep -q 'ok installed' || missing+=(busybox-static)
+[[ $(dpkg-query -W -f '${Status}' busybox-static 2>/dev/null) == *'ok installed'* ]] || missing+=(busybox-static)
 if [ ${#missing[@]} -gt 0 ]; then
 	say "installing ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
@@ -113,7 +113,7 @@ cp Tests/VM/init "$staging/init"
 chmod 755 "$staging/init"
 : >"$staging/modules.list"
 for module in $MODULES; do
-	file=$(find "$MODULES_DIR" -name "$module.ko" -o -name "$module.ko.xz" | head -n 1)
+	file=$(find "$MODULES_DIR" \( -name "$module.ko" -o -name "$module.ko.xz" \) -print -quit)
 	[ -n "$file" ] || fail "kernel $release has no module $module"
 	case $file in
 	*.xz) xz -dc "$file" >"$staging/modules/$module.ko" ;;
