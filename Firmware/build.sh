@@ -7,6 +7,9 @@
 #
 # Needs arm-none-eabi-gcc/objcopy (Debian: gcc-arm-none-eabi, libnewlib-arm-none-eabi)
 # and python3. Byte-identical output needs the compiler version in Firmware/README.md.
+# MCUboot images are signed here with imgtool 2.5.0 (installed from PyPI into
+# .build-imgtool/ on first use) and the test key in Firmware/keys/; ed25519
+# signatures are deterministic, so --check can compare them byte for byte.
 # Works from any working directory; builds in a temporary directory.
 
 set -euo pipefail
@@ -54,8 +57,16 @@ for tool in "$cc" "$objcopy" python3 sha256sum cmp install; do
     fi
 done
 
-echo "toolchain: $("$cc" --version | head -n 1)" >&2
-echo "binutils:  $("$objcopy" --version | head -n 1)" >&2
+echo "toolchain: $("$cc" --version | sed -n 1p)" >&2
+echo "binutils:  $("$objcopy" --version | sed -n 1p)" >&2
+
+imgtool_venv="$repo_dir/.build-imgtool"
+imgtool="$imgtool_venv/bin/imgtool"
+if [ "$("$imgtool" version 2>/dev/null || true)" != 2.5.0 ]; then
+    python3 -m venv "$imgtool_venv" && "$imgtool_venv/bin/pip" install -q imgtool==2.5.0 ||
+        { echo "error: cannot install imgtool 2.5.0 into $imgtool_venv" >&2; exit 69; }
+fi
+echo "imgtool:   $("$imgtool" version)" >&2
 
 work=$(mktemp -d)
 trap 'rm -rf -- "$work"' EXIT
@@ -115,6 +126,17 @@ build_image() {
     "$objcopy" -O ihex "$out/$id.elf" "$work/$id.hex"
 }
 
+# sign_mcuboot ID VERSION SLOT_SIZE: replaces $work/ID.bin (linked after a 0x200-byte
+# gap at the slot's start) with the signed MCUboot image: header, body, TLVs
+# (SHA-256, key hash, ed25519 signature). No .hex: SMP sends the signed .bin.
+sign_mcuboot() {
+    local id=$1 version=$2 slot_size=$3
+    "$imgtool" sign --key "$fw_dir/keys/mcuboot-ed25519-test.pem" --header-size 0x200 --pad-header --align 4 \
+        --version "$version" --slot-size "$slot_size" "$work/$id.bin" "$work/$id.signed.bin" >/dev/null
+    mv -- "$work/$id.signed.bin" "$work/$id.bin"
+    rm -f -- "$work/$id.hex"
+}
+
 # Vector-table sanity: word 0 is a RAM address (initial SP), word 1 an odd (Thumb)
 # address inside the image (Reset_Handler).
 check_vectors() {
@@ -137,25 +159,31 @@ images=(
     "blinky-pca10056   1.0.0 cortex-m4 NRF52840  48 pca10056 nrf52840_s140.ld  blinky   0x00027000"
     "blinky-pca10059   1.0.0 cortex-m4 NRF52840  48 pca10059 nrf52840_s140.ld  blinky   0x00027000"
     "selftest-pca10040 1.0.0 cortex-m4 NRF52832  39 pca10040 nrf52832_s132.ld  selftest 0x00026000"
+    "selftest-nrf52840dk-mcuboot 1.0.0 cortex-m4 NRF52840 48 pca10056 nrf52840_mcuboot.ld selftest 0x0000C200"
 )
+# Images that go through MCUboot: id and slot size (the slot starts 0x200 bytes before the load address above).
+declare -A mcuboot_slot_sizes=([selftest-nrf52840dk-mcuboot]=0x76000)
 
 ids=()
 for line in "${images[@]}"; do
     read -r id version cpu chip irqs board script kind load <<<"$line"
     build_image "$id" "$version" "$cpu" "$chip" "$irqs" "$board" "$script" "$kind"
     check_vectors "$id" "$load"
+    [ -z "${mcuboot_slot_sizes[$id]:-}" ] || sign_mcuboot "$id" "$version" "${mcuboot_slot_sizes[$id]}"
     ids+=("$id")
 done
 
 for id in "${ids[@]}"; do
-    printf '%-18s %7d  %s\n' "$id" "$(stat -c %s "$work/$id.bin")" \
+    printf '%-28s %7d  %s\n' "$id" "$(stat -c %s "$work/$id.bin")" \
         "$(sha256sum "$work/$id.bin" | cut -d ' ' -f 1)" >&2
 done
 
 if [ "$check" -eq 0 ]; then
     mkdir -p "$install_dir"
     for id in "${ids[@]}"; do
-        install -m 0644 -- "$work/$id.bin" "$work/$id.hex" "$install_dir/"
+        files=("$work/$id.bin")
+        [ -f "$work/$id.hex" ] && files+=("$work/$id.hex")
+        install -m 0644 -- "${files[@]}" "$install_dir/"
     done
     echo "installed into $install_dir" >&2
     exit 0
@@ -163,7 +191,9 @@ fi
 
 status=0
 for id in "${ids[@]}"; do
-    for ext in bin hex; do
+    extensions=(bin hex)
+    [ -z "${mcuboot_slot_sizes[$id]:-}" ] || extensions=(bin)
+    for ext in "${extensions[@]}"; do
         committed="$install_dir/$id.$ext"
         if [ ! -f "$committed" ]; then
             echo "MISSING  Resources/firmware/$id.$ext" >&2

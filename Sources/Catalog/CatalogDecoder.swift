@@ -97,13 +97,20 @@ struct CatalogDecoder {
         var dfu = try ObjectReader(dfuField.node, path: dfuField.path, source: source)
         let legacy = try dfu.optional("legacy").map { (field) throws(CatalogError) in try decodeLegacy(field) }
         let secure = try dfu.optional("secure").map { (field) throws(CatalogError) in try decodeSecure(field) }
+        let mcuboot = try dfu.optional("mcuboot").map { (field) throws(CatalogError) in try decodeMCUboot(field) }
         try dfu.rejectUnknownKeys()
-        guard legacy != nil || secure != nil else { throw dfuField.error("needs a 'legacy' or a 'secure' block") }
+        guard legacy != nil || secure != nil || mcuboot != nil else {
+            throw dfuField.error("needs a 'legacy', 'secure' or 'mcuboot' block")
+        }
+        // A signed MCUboot image is what SMP sends whole; nRF5 DFU would send its header as application code.
+        if mcuboot != nil, legacy != nil || secure != nil {
+            throw dfuField.error("an 'mcuboot' image cannot also have a 'legacy' or 'secure' block")
+        }
         try object.rejectUnknownKeys()
         let entry = CatalogEntry(
             id: id, title: title, description: description, version: version, boards: boards, chip: chip,
             type: type, file: file, size: Int(size), sha256: sha256, loadAddress: loadAddress,
-            softdevice: softdevice, legacyDFU: legacy, secureDFU: secure, isEmbedded: false, image: []
+            softdevice: softdevice, legacyDFU: legacy, secureDFU: secure, mcuboot: mcuboot, isEmbedded: false, image: []
         )
         return Decoded(entry: entry, location: field.location, fileLocation: fileField.location)
     }
@@ -129,6 +136,13 @@ struct CatalogDecoder {
         )
         try object.rejectUnknownKeys()
         return secure
+    }
+
+    private func decodeMCUboot(_ field: Field) throws(CatalogError) -> CatalogEntry.MCUbootDFU {
+        var object = try ObjectReader(field.node, path: field.path, source: source)
+        let mcuboot = CatalogEntry.MCUbootDFU(imageNumber: Int(try object.required("image").integer(in: 0...255)))
+        try object.rejectUnknownKeys()
+        return mcuboot
     }
 
     private func softdeviceList(_ field: Field) throws(CatalogError) -> [UInt16] {

@@ -56,6 +56,19 @@ public struct CatalogEntry: Sendable, Equatable {
         }
     }
 
+    /// What an MCUboot (nRF Connect SDK) update over SMP needs: the file is the signed MCUboot image itself.
+    public struct MCUbootDFU: Sendable, Equatable {
+        /// The image number the device updates (0 for the application core, 1 for the nRF5340 network core).
+        public var imageNumber: Int
+
+        /// Creates the MCUboot requirements.
+        ///
+        /// - Parameter imageNumber: The image number, 0 for a single-image device.
+        public init(imageNumber: Int) {
+            self.imageNumber = imageNumber
+        }
+    }
+
     public var id: String
     public var title: String
     public var description: String
@@ -74,6 +87,8 @@ public struct CatalogEntry: Sendable, Equatable {
     public var softdevice: String?
     public var legacyDFU: LegacyDFU?
     public var secureDFU: SecureDFU?
+    /// Set for a signed MCUboot image, which goes over SMP rather than nRF5 DFU.
+    public var mcuboot: MCUbootDFU?
     /// Whether the entry comes from the catalog compiled into the executable.
     public var isEmbedded: Bool
     /// The image's bytes, checked against ``size`` and ``sha256``.

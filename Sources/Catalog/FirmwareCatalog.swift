@@ -81,5 +81,12 @@ public struct FirmwareCatalog: Sendable {
             throw .imageMismatch(
                 id: entry.id, file: entry.file, field: "sha256", expected: entry.sha256, actual: digest)
         }
+        // The MCUboot image magic, 0x96f3b83d, little-endian: SMP would send anything else to be refused by the device.
+        if entry.mcuboot != nil, !entry.image.starts(with: [0x3D, 0xB8, 0xF3, 0x96]) {
+            throw .imageMismatch(
+                id: entry.id, file: entry.file, field: "first word",
+                expected: "0x96f3b83d (an MCUboot image's magic)",
+                actual: "0x" + hexString(entry.image.prefix(4).reversed()))
+        }
     }
 }

@@ -102,6 +102,7 @@ public struct FirmwareInput: Sendable {
     ///   - options: Init packet fields that override the catalog's.
     /// - Throws: ``FirmwareInputError``.
     public init(entry: CatalogEntry, options: GenerationOptions) throws(FirmwareInputError) {
+        guard entry.mcuboot == nil else { throw .mcubootImage(id: entry.id) }
         try self.init(image: entry.image, name: entry.id, kind: .catalog(id: entry.id), entry: entry, options: options)
     }
 

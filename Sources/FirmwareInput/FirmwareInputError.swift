@@ -15,6 +15,8 @@ public enum FirmwareInputError: Error, Sendable, Equatable, CustomStringConverti
     case protocolNotInCatalog(id: String, protocolName: String)
     /// `--verify-key` was given and a part's signature is missing or does not verify.
     case signature(input: String, part: String, problem: String)
+    /// The catalog entry is a signed MCUboot image, which only an SMP target takes.
+    case mcubootImage(id: String)
 
     public var description: String {
         switch self {
@@ -30,6 +32,9 @@ public enum FirmwareInputError: Error, Sendable, Equatable, CustomStringConverti
             "catalog entry '\(id)' has no '\(protocolName)' DFU fields; choose the other protocol with --dfu"
         case .signature(let input, let part, let problem):
             "\(input)/\(part): init packet signature \(problem)"
+        case .mcubootImage(let id):
+            "catalog entry '\(id)' is a signed MCUboot image, which updates over SMP, not nRF5 DFU: use --target "
+                + "sim:smp, --port PATH, or a device that offers the SMP service"
         }
     }
 }

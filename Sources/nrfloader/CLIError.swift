@@ -76,6 +76,7 @@ extension ExitStatus {
         case let error as CLIError: self = error.exitStatus
         case CatalogError.unknownID: self = .noInput
         case FirmwareInputError.missingOption: self = .usage
+        case FirmwareInputError.mcubootImage: self = .usage
         case let error as UploadFailure: self = error.exitStatus
         case let error as SMPUploadFailure: self = error.exitStatus
         case let error as PackageBuilderError: self = error.isUsage ? .usage : .dataError

@@ -35,6 +35,7 @@ extension CatalogEntry {
                         "softdevice_required": .array(secure.softdeviceRequired.map { .int(Int($0)) }),
                     ])
                 },
+                "mcuboot": .optional(mcuboot) { .object(["image": .int($0.imageNumber)]) },
             ]),
         ])
     }
@@ -67,7 +68,16 @@ extension CatalogEntry {
                 )
             )
         }
+        if let mcuboot {
+            lines.append(("MCUboot", "signed image for image number \(mcuboot.imageNumber), sent over SMP"))
+        }
         return lines
+    }
+
+    /// How the entry is updated, as `list` shows it: `smp` for an MCUboot image, else the nRF5 DFU protocols.
+    var protocols: String {
+        if mcuboot != nil { return "smp" }
+        return [secureDFU.map { _ in "secure" }, legacyDFU.map { _ in "legacy" }].compactMap { $0 }.joined(separator: ",")
     }
 }
 

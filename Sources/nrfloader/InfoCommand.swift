@@ -42,7 +42,7 @@ struct InfoCommand: ParsableCommand {
             guard let entry = catalog.entry(id: target) else {
                 throw CatalogError.unknownID(target, known: catalog.entries.map(\.id))
             }
-            print(entry: entry)
+            try print(entry: entry)
             return
         }
         let input = try InputFile(path: target)
@@ -68,14 +68,17 @@ struct InfoCommand: ParsableCommand {
     /// A signed MCUboot image (its first word is `IMAGE_MAGIC`, little-endian): printed, then a failed hash or
     /// signature check exits 65.
     private func printMCUboot(_ bytes: [UInt8], name: String) throws {
-        let image = try MCUbootImage(bytes: bytes, file: name)
-        let key = try verifyKey.map { path in
+        let info = MCUbootInfo(image: try MCUbootImage(bytes: bytes, file: name), key: try mcubootKey())
+        if outputOptions.json { Console.json(info.json) } else { Console.result(info.text) }
+        if let failure = info.failure { throw failure }
+    }
+
+    /// `--verify-key` read as an MCUboot key (imgtool's PEM, private or public).
+    private func mcubootKey() throws -> MCUbootVerificationKey? {
+        try verifyKey.map { path in
             try MCUbootVerificationKey(
                 pem: String(decoding: try InputFile(path: path).readAll(), as: UTF8.self), file: path)
         }
-        let info = MCUbootInfo(image: image, key: key)
-        if outputOptions.json { Console.json(info.json) } else { Console.result(info.text) }
-        if let failure = info.failure { throw failure }
     }
 
     private func loadVerifier() throws -> InitPacketVerifier? {
@@ -83,16 +86,28 @@ struct InfoCommand: ParsableCommand {
         return try InitPacketVerifier(keyFile: try InputFile(path: verifyKey).readAll(), file: verifyKey)
     }
 
-    private func print(entry: CatalogEntry) {
-        let vectors = ARMVectorTable(image: entry.image, loadAddress: entry.loadAddress)
+    /// A catalog entry; an MCUboot entry also as `info IMAGE` shows the image, its vector table after the header.
+    private func print(entry: CatalogEntry) throws {
+        var vectors = ARMVectorTable(image: entry.image, loadAddress: entry.loadAddress)
+        var mcuboot: MCUbootInfo?
+        if entry.mcuboot != nil {
+            let image = try MCUbootImage(bytes: entry.image, file: entry.file)
+            let headerSize = image.header.headerSize
+            vectors = ARMVectorTable(
+                image: Array(entry.image.dropFirst(headerSize)), loadAddress: entry.loadAddress + UInt32(headerSize))
+            mcuboot = MCUbootInfo(image: image, key: try mcubootKey())
+        }
         if outputOptions.json {
             guard case .object(var members) = entry.json else { return }
             members["kind"] = .string("catalog")
             members["vector_table"] = vectorJSON(vectors)
+            if let mcuboot { members["mcuboot_image"] = mcuboot.json }
             Console.json(.object(members))
         } else {
-            Console.result(aligned(entry.detailLines + vectorLines(vectors)))
+            Console.result(
+                aligned(entry.detailLines + vectorLines(vectors)) + (mcuboot.map { "\n\n" + $0.text } ?? ""))
         }
+        if let failure = mcuboot?.failure { throw failure }
     }
 
     private func printHex(_ bytes: [UInt8], name: String) throws {

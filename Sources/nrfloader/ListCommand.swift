@@ -19,14 +19,14 @@ struct ListCommand: ParsableCommand {
                 .object(["schema": .int(JSONValue.schemaVersion), "firmware": .array(catalog.entries.map(\.json))]))
             return
         }
-        let header = ["ID", "TITLE", "VERSION", "BOARD", "TYPE", "SIZE"]
+        let header = ["ID", "TITLE", "VERSION", "BOARD", "TYPE", "PROTOCOL", "SIZE"]
         let rows = catalog.entries.map { entry in
             [
                 entry.id, entry.title, entry.version, entry.boards.joined(separator: ","), entry.type.rawValue,
-                String(entry.size),
+                entry.protocols, String(entry.size),
             ]
         }
-        Console.result(table([header] + rows, rightAligned: [5]))
+        Console.result(table([header] + rows, rightAligned: [6]))
     }
 }
 

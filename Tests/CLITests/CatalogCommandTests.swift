@@ -10,12 +10,13 @@ import Testing
         #expect(result.stderr.isEmpty)
         #expect(
             result.stdoutText == """
-                ID                 TITLE                           VERSION  BOARD     TYPE           SIZE
-                blinky-pca10028    LED blinky for nRF51 DK         1.0.0    PCA10028  application     616
-                blinky-pca10040    LED blinky for nRF52 DK         1.0.0    PCA10040  application     604
-                blinky-pca10056    LED blinky for nRF52840 DK      1.0.0    PCA10056  application     640
-                blinky-pca10059    LED blinky for nRF52840 Dongle  1.0.0    PCA10059  application     756
-                selftest-pca10040  DFU self-test for nRF52 DK      1.0.0    PCA10040  application  131804
+                ID                           TITLE                              VERSION  BOARD     TYPE         PROTOCOL         SIZE
+                blinky-pca10028              LED blinky for nRF51 DK            1.0.0    PCA10028  application  secure,legacy     616
+                blinky-pca10040              LED blinky for nRF52 DK            1.0.0    PCA10040  application  secure,legacy     604
+                blinky-pca10056              LED blinky for nRF52840 DK         1.0.0    PCA10056  application  secure,legacy     640
+                blinky-pca10059              LED blinky for nRF52840 Dongle     1.0.0    PCA10059  application  secure,legacy     756
+                selftest-pca10040            DFU self-test for nRF52 DK         1.0.0    PCA10040  application  secure,legacy  131804
+                selftest-nrf52840dk-mcuboot  MCUboot self-test for nRF52840 DK  1.0.0    PCA10056  application  smp            132496
 
                 """
         )
@@ -29,7 +30,7 @@ import Testing
         #expect(object["event"] as? String == "result")
         #expect(object["schema"] as? Int == 1)
         let entries = try #require(object["firmware"] as? [[String: Any]])
-        #expect(entries.count == 5)
+        #expect(entries.count == 6)
         let keys: Set<String> = [
             "schema", "id", "title", "description", "version", "boards", "chip", "type", "file", "size", "sha256",
             "load_address", "softdevice", "embedded", "dfu",
@@ -41,6 +42,8 @@ import Testing
         let dfu = try #require(selftest["dfu"] as? [String: Any])
         let secure = try #require(dfu["secure"] as? [String: Any])
         #expect(secure["softdevice_required"] as? [Int] == [0x101])
+        let mcuboot = try #require(entries.first { $0["id"] as? String == "selftest-nrf52840dk-mcuboot" })
+        #expect((mcuboot["dfu"] as? [String: Any])?["mcuboot"] as? [String: Int] == ["image": 0])
     }
 
     @Test("--catalog adds a user's entries; a malformed one is reported as FILE:LINE:COLUMN with exit 65")
@@ -62,7 +65,7 @@ import Testing
         #expect(listed.status == 0)
         #expect(
             listed.stdoutText.hasSuffix(
-                "mine               Mine                            0.1      PCA10040  application       8\n"))
+                "mine                         Mine                               0.1      PCA10040  application  secure              8\n"))
         let info = nrfloader(["info", "mine", "--catalog", path, "--json"])
         #expect(info.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(info.stdout)) as? [String: Any])
@@ -153,7 +156,7 @@ import Testing
         #expect(result.stdout.isEmpty)
         #expect(
             result.stderrText == "Error: 'blinky' is neither a file nor a catalog id (ids: blinky-pca10028, "
-                + "blinky-pca10040, blinky-pca10056, blinky-pca10059, selftest-pca10040)\n"
+                + "blinky-pca10040, blinky-pca10056, blinky-pca10059, selftest-pca10040, selftest-nrf52840dk-mcuboot)\n"
         )
     }
 }

@@ -7,9 +7,12 @@ private let mcuboot = TestPaths.repositoryRoot.appendingPathComponent("Tests/Dat
 @Suite struct MCUbootInfoCommandTests {
     @Test(
         "info --json agrees with imgtool dumpinfo's transcript on every committed image",
-        arguments: ["hash-only", "ecdsa-p256", "ed25519", "ecdsa-p256-confirm"])
+        arguments: ["hash-only", "ecdsa-p256", "ed25519", "ecdsa-p256-confirm", "selftest-nrf52840dk-mcuboot"])
     func agreesWithImgtool(name: String) throws {
-        let result = nrfloader(["info", "\(mcuboot)/\(name).bin", "--json"])
+        // The catalog's MCUboot image lives with the other firmware; its transcript is here with the rest.
+        let catalogImage = TestPaths.repositoryRoot.appendingPathComponent("Resources/firmware/\(name).bin").path
+        let path = FileManager.default.fileExists(atPath: catalogImage) ? catalogImage : "\(mcuboot)/\(name).bin"
+        let result = nrfloader(["info", path, "--json"])
         #expect(result.status == 0, "\(result.stderrText)")
         let ours = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any])
         let transcript = try Data(contentsOf: URL(fileURLWithPath: "\(mcuboot)/\(name).dumpinfo.json"))

@@ -182,7 +182,7 @@ private func at(_ line: Int, _ column: Int) -> CatalogLocation {
         let text = catalogText { $0.replacingOccurrences(of: "\"id\": \"app\"", with: "\"id\": \"blinky-pca10040\"") }
         #expect(throws: CatalogError.overridesEmbedded(at(4, 5), id: "blinky-pca10040")) { try load(text) }
         let replaced = try load(text, replacing: true)
-        #expect(replaced.entries.count == 5)
+        #expect(replaced.entries.count == 6)
         #expect(replaced.entry(id: "blinky-pca10040")?.image == image)
     }
 
@@ -199,6 +199,29 @@ private func at(_ line: Int, _ column: Int) -> CatalogLocation {
             throws: CatalogError.imageMismatch(
                 id: "app", file: "app.bin", field: "sha256", expected: zeros, actual: imageDigest)
         ) { try load(catalogText { $0.replacingOccurrences(of: imageDigest, with: zeros) }) }
+    }
+
+    @Test("an mcuboot entry must hold an MCUboot image, and cannot also be an nRF5 DFU image")
+    func mcubootBlock() throws {
+        let secure = "\"secure\": { \"hardware_version\": 52, \"firmware_version\": 2, \"softdevice_required\": [257] }"
+        // app.bin starts with a vector table, not the MCUboot magic.
+        #expect(
+            throws: CatalogError.imageMismatch(
+                id: "app", file: "app.bin", field: "first word", expected: "0x96f3b83d (an MCUboot image's magic)",
+                actual: "0x20008000")
+        ) { try load(catalogText { $0.replacingOccurrences(of: secure, with: "\"mcuboot\": { \"image\": 0 }") }) }
+        #expect(throws: CatalogError.self) {
+            try load(catalogText { $0.replacingOccurrences(of: secure, with: secure + ", \"mcuboot\": { \"image\": 0 }") })
+        }
+        do {
+            _ = try load(catalogText { $0.replacingOccurrences(of: secure, with: "\"mcuboot\": { \"image\": 256 }") })
+            Issue.record("image 256 was accepted")
+        } catch {
+            #expect("\(error)" == "my.json:17:31: firmware[0].dfu.mcuboot.image: 256 is outside 0...255")
+        }
+        let embedded = try #require(try FirmwareCatalog.embedded().entry(id: "selftest-nrf52840dk-mcuboot"))
+        #expect(embedded.mcuboot == CatalogEntry.MCUbootDFU(imageNumber: 0))
+        #expect(embedded.secureDFU == nil && embedded.legacyDFU == nil)
     }
 }
 

@@ -25,11 +25,17 @@ import Testing
     @Test("the embedded catalog loads, and each entry matches its committed files")
     func entriesMatchFiles() throws {
         let catalog = try FirmwareCatalog.embedded()
-        #expect(catalog.entries.count == 5)
+        #expect(catalog.entries.count == 6)
         #expect(catalog.entries.allSatisfy { $0.isEmbedded })
         for entry in catalog.entries {
             #expect(entry.image == (try Self.disk(entry.file)))
             #expect(entry.image.count == entry.size)
+            if entry.mcuboot != nil {
+                // A signed MCUboot image: a 0x200-byte header at the slot's start, then the vector table.
+                #expect(entry.image.starts(with: [0x3D, 0xB8, 0xF3, 0x96]))
+                #expect(ARMVectorTable(image: Array(entry.image.dropFirst(0x200)), loadAddress: entry.loadAddress + 0x200) != nil)
+                continue
+            }
             // The .hex beside each .bin converts (as Nordic's tools do) to exactly that .bin, at the load address.
             let hexPath = String(entry.file.dropLast(4)) + ".hex"
             let image = try IntelHexParser.parse(try Self.disk(hexPath), source: hexPath, window: .nordic)

@@ -24,6 +24,9 @@ static const unsigned char blinky_pca10059[] = {
 static const unsigned char selftest_pca10040[] = {
 #embed "../../../Resources/firmware/selftest-pca10040.bin"
 };
+static const unsigned char selftest_nrf52840dk_mcuboot[] = {
+#embed "../../../Resources/firmware/selftest-nrf52840dk-mcuboot.bin"
+};
 
 #define FILE_ENTRY(path, array) { path, array, sizeof(array) }
 
@@ -34,6 +37,7 @@ static const nrf_embedded_file files[] = {
     FILE_ENTRY("Resources/firmware/blinky-pca10056.bin", blinky_pca10056),
     FILE_ENTRY("Resources/firmware/blinky-pca10059.bin", blinky_pca10059),
     FILE_ENTRY("Resources/firmware/selftest-pca10040.bin", selftest_pca10040),
+    FILE_ENTRY("Resources/firmware/selftest-nrf52840dk-mcuboot.bin", selftest_nrf52840dk_mcuboot),
 };
 
 unsigned long nrf_embedded_count(void) {
