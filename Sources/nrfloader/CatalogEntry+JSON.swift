@@ -77,7 +77,8 @@ extension CatalogEntry {
     /// How the entry is updated, as `list` shows it: `smp` for an MCUboot image, else the nRF5 DFU protocols.
     var protocols: String {
         if mcuboot != nil { return "smp" }
-        return [secureDFU.map { _ in "secure" }, legacyDFU.map { _ in "legacy" }].compactMap { $0 }.joined(separator: ",")
+        return [secureDFU.map { _ in "secure" }, legacyDFU.map { _ in "legacy" }].compactMap { $0 }.joined(
+            separator: ",")
     }
 }
 

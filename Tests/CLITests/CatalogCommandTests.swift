@@ -65,7 +65,8 @@ import Testing
         #expect(listed.status == 0)
         #expect(
             listed.stdoutText.hasSuffix(
-                "mine                         Mine                               0.1      PCA10040  application  secure              8\n"))
+                "mine                         Mine                               0.1      PCA10040  application  secure              8\n"
+            ))
         let info = nrfloader(["info", "mine", "--catalog", path, "--json"])
         #expect(info.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(info.stdout)) as? [String: Any])

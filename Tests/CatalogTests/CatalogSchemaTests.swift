@@ -211,7 +211,8 @@ private func at(_ line: Int, _ column: Int) -> CatalogLocation {
                 actual: "0x20008000")
         ) { try load(catalogText { $0.replacingOccurrences(of: secure, with: "\"mcuboot\": { \"image\": 0 }") }) }
         #expect(throws: CatalogError.self) {
-            try load(catalogText { $0.replacingOccurrences(of: secure, with: secure + ", \"mcuboot\": { \"image\": 0 }") })
+            try load(
+                catalogText { $0.replacingOccurrences(of: secure, with: secure + ", \"mcuboot\": { \"image\": 0 }") })
         }
         do {
             _ = try load(catalogText { $0.replacingOccurrences(of: secure, with: "\"mcuboot\": { \"image\": 256 }") })

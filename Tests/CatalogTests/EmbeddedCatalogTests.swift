@@ -33,7 +33,9 @@ import Testing
             if entry.mcuboot != nil {
                 // A signed MCUboot image: a 0x200-byte header at the slot's start, then the vector table.
                 #expect(entry.image.starts(with: [0x3D, 0xB8, 0xF3, 0x96]))
-                #expect(ARMVectorTable(image: Array(entry.image.dropFirst(0x200)), loadAddress: entry.loadAddress + 0x200) != nil)
+                #expect(
+                    ARMVectorTable(image: Array(entry.image.dropFirst(0x200)), loadAddress: entry.loadAddress + 0x200)
+                        != nil)
                 continue
             }
             // The .hex beside each .bin converts (as Nordic's tools do) to exactly that .bin, at the load address.
