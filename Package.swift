@@ -135,6 +135,12 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .executableTarget(
+            name: "smp-benchmark",
+            dependencies: ["SMP", "SMPTargetAdapter", "SMPSimulator", "MCUbootImage", "DFUSimulator", "Checksums"],
+            path: "Benchmarks/SMPThroughput",
+            swiftSettings: strictSwift6
+        ),
+        .executableTarget(
             name: "bluez-benchmark",
             dependencies: ["BlueZTransport", "DFUController", "DFUTargetAdapter", "DFUPackage"],
             path: "Benchmarks/BlueZThroughput",

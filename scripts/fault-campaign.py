@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Seeded fault campaign: `nrfloader upload` against the in-process simulator, one fault per run.
+"""Seeded fault campaign: `nrfloader upload` against the in-process simulators, one fault per run.
 
 Each run is the built binary as a subprocess (`--target sim…`, `--sim-speed 0`, `--json`), with one
 `--sim-fault` drawn from the run's seed, and `--sim-save-images DIR` so that the campaign can compare what
@@ -11,6 +11,10 @@ the simulated device activated with the input byte for byte. A run ends as one o
                  that status, and nothing activated that differs from the input
   bad            a wrong image activated, a crash (signal, 70), a hang (no exit within --hang-limit),
                  an undocumented exit status, exit 0 without a matching confirmation, or a missing verdict
+
+The SMP target (`sim:smp`, issue 20) takes the catalog's signed MCUboot image with its own fault kinds; it
+recovers when exit 0 reports the state "confirmed" for the image's SHA-256 TLV and slot 0 holds exactly the
+input, and a clean failure leaves slot 0 holding either the input or the image the device ran before.
 
 Usage: scripts/fault-campaign.py [--runs N] [--seed S] [--jobs J] [--binary PATH] [--verbose]
 Prints one table per target and kind, and exits 1 if any run was bad (or if --require-recovery is given and
@@ -29,7 +33,7 @@ import time
 import zlib
 
 DOCUMENTED_FAILURES = {64, 65, 66, 69, 73, 74, 75, 76, 130}
-TARGETS = ["sim", "sim:buttonless", "sim:legacy"]
+TARGETS = ["sim", "sim:buttonless", "sim:legacy", "sim:smp"]
 # Every fault the simulator injects (FaultSpecification.swift).
 KINDS = [
     "drop-packet",
@@ -46,9 +50,24 @@ KINDS = [
     "misaligned",
     "drop-packet-random",
 ]
+# What `sim:smp` injects (SMPFaults.swift).
+SMP_KINDS = [
+    "drop-packet",
+    "drop-notification",
+    "duplicate-notification",
+    "disconnect",
+    "reboot",
+    "stall",
+    "respond",
+    "mtu",
+]
 # The kinds issue 11 requires to recover in the same run.
 RECOVERABLE = {"drop-packet", "corrupt-packet", "drop-notification", "disconnect", "reboot"}
 INPUT = "selftest-pca10040"
+SMP_INPUT = "selftest-nrf52840dk-mcuboot"
+# sim:smp: image-group commands (state, upload) answered with Zephyr img_mgmt errors (hex).
+SMP_COMMANDS = ["00", "01"]
+SMP_ERRORS = ["01", "02", "05", "09", "1C", "21"]
 SECURE_OPCODES = ["01", "02", "03", "04", "06"]
 SECURE_ERRORS = ["02", "03", "04", "05", "07", "08", "0A", "0B:05", "0B:07"]
 LEGACY_OPCODES = ["01", "02", "03", "04", "05"]
@@ -57,6 +76,8 @@ LEGACY_ERRORS = ["02", "03", "04", "05", "06"]
 
 def fault_for(kind, target, rng, image_size):
     """The `--sim-fault` text for a run, positioned within the transfer of `image_size` bytes."""
+    if target == "sim:smp":
+        return smp_fault_for(kind, rng, image_size)
     legacy = target.startswith("sim:legacy")
     packet = 20 if legacy else 244
     packets = image_size // packet + 2
@@ -82,6 +103,74 @@ def fault_for(kind, target, rng, image_size):
     if kind == "drop-packet-random":
         return f"drop-packet~{rng.choice(['0.001', '0.003', '0.01'])}"
     raise ValueError(kind)
+
+
+def smp_fault_for(kind, rng, image_size):
+    """The `--sim-fault` text for an SMP run: requests and answers counted over about image_size / 200 chunks."""
+    requests = image_size // 200 + 8
+    if kind == "drop-packet":
+        return f"drop-packet@{rng.randint(1, requests)}"
+    if kind in ("drop-notification", "duplicate-notification"):
+        return f"{kind}@{rng.randint(1, requests)}"
+    if kind in ("disconnect", "reboot"):
+        return f"{kind}@{rng.randint(0, image_size)}"
+    if kind == "stall":
+        return f"stall@{rng.randint(1, requests)}"
+    if kind == "respond":
+        return f"respond@{rng.choice(SMP_COMMANDS)}:{rng.choice(SMP_ERRORS)}"
+    if kind == "mtu":
+        return f"mtu@{rng.choice([23, 27, 64, 100, 185])}"
+    raise ValueError(kind)
+
+
+def mcuboot_hash(image):
+    """The SHA-256 TLV (type 0x10) of a signed MCUboot image, as lowercase hex."""
+    header_size, protected_size, image_size = int.from_bytes(image[8:10], "little"), \
+        int.from_bytes(image[10:12], "little"), int.from_bytes(image[12:16], "little")
+    offset = header_size + image_size + protected_size
+    assert int.from_bytes(image[offset:offset + 2], "little") == 0x6907, "no TLV area"
+    end = offset + int.from_bytes(image[offset + 2:offset + 4], "little")
+    offset += 4
+    while offset < end:
+        kind, length = image[offset], int.from_bytes(image[offset + 2:offset + 4], "little")
+        if kind == 0x10:
+            return image[offset + 4:offset + 4 + length].hex()
+        offset += 4 + length
+    raise ValueError("no SHA-256 TLV")
+
+
+def classify_smp(status, stdout, images, image, original, timed_out):
+    """Returns (class, reason) for one sim:smp run."""
+    if timed_out:
+        return "bad", "hang"
+    if status < 0 or (status > 128 and status != 130):
+        return "bad", f"crash (status {status})"
+    if status == 70:
+        return "bad", "internal error (70)"
+    slot0 = images.get("slot0", b"")
+    if not (slot0.startswith(image) or slot0.startswith(original)):
+        return "bad", "slot 0 holds neither the input nor the image the device ran before"
+    lines = [line for line in stdout.splitlines() if line.strip()]
+    try:
+        last = json.loads(lines[-1]) if lines else None
+    except json.JSONDecodeError:
+        last = None
+    if status == 0:
+        if not last or last.get("event") != "result":
+            return "bad", "exit 0 without a result object"
+        if last.get("state") != "confirmed" or (last.get("image") or {}).get("hash") != mcuboot_hash(image):
+            return "bad", "exit 0 but the result does not report the input confirmed"
+        # Bytes the device accepted: the whole image, more when a reboot made it start over.
+        if last.get("bytes_uploaded", 0) < len(image):
+            return "bad", "exit 0 but the result counts less than the whole image"
+        if not slot0.startswith(image):
+            return "bad", "exit 0 but slot 0 does not hold the input"
+        return "recovered", ""
+    if status not in DOCUMENTED_FAILURES:
+        return "bad", f"undocumented exit status {status}"
+    if not last or last.get("event") != "error" or last.get("exit_status") != status:
+        return "bad", f"exit {status} without a matching error object"
+    return "clean failure", f"exit {status}: {last.get('message', '')}"
 
 
 def classify(result, stdout, images, image, timed_out):
@@ -120,12 +209,13 @@ def classify(result, stdout, images, image, timed_out):
     return "clean failure", f"exit {status}: {last.get('message', '')}"
 
 
-def run_one(binary, target, kind, seed, image, hang_limit):
+def run_one(binary, target, kind, seed, inputs, hang_limit):
+    path, image, original = inputs[target == "sim:smp"]
     rng = random.Random(seed)
     fault = fault_for(kind, target, rng, len(image))
     with tempfile.TemporaryDirectory(prefix="nrfloader-campaign-") as saved:
         command = [
-            binary, "upload", "--target", target, INPUT, "--sim-speed", "0", "--json",
+            binary, "upload", "--target", target, path, "--sim-speed", "0", "--json",
             "--sim-fault", fault, "--sim-seed", str(seed), "--sim-save-images", saved,
         ]
         started = time.monotonic()
@@ -139,9 +229,26 @@ def run_one(binary, target, kind, seed, image, hang_limit):
         for name in os.listdir(saved):
             with open(os.path.join(saved, name), "rb") as handle:
                 images[name.removesuffix(".bin")] = handle.read()
-    outcome, reason = classify(status, stdout, images, image, timed_out)
+    if target == "sim:smp":
+        outcome, reason = classify_smp(status, stdout, images, image, original, timed_out)
+    else:
+        outcome, reason = classify(status, stdout, images, image, timed_out)
     return {"target": target, "kind": kind, "fault": fault, "seed": seed, "outcome": outcome, "reason": reason,
             "seconds": elapsed}
+
+
+def smp_running_image(binary, path):
+    """The image the simulated SMP device runs before an update: slot 0 after an upload-only run (no swap)."""
+    with tempfile.TemporaryDirectory(prefix="nrfloader-campaign-") as saved:
+        subprocess.run([binary, "upload", "--target", "sim:smp", path, "--sim-speed", "0", "--smp-mode", "upload-only",
+                        "--sim-save-images", saved], capture_output=True, check=True, timeout=120)
+        with open(os.path.join(saved, "slot0.bin"), "rb") as handle:
+            slot0 = handle.read()
+    # Its header says how long it is: header, body, protected TLVs, then the TLV area with its own length.
+    header_size, protected_size, image_size = int.from_bytes(slot0[8:10], "little"), \
+        int.from_bytes(slot0[10:12], "little"), int.from_bytes(slot0[12:16], "little")
+    end = header_size + image_size + protected_size
+    return slot0[:end + int.from_bytes(slot0[end + 2:end + 4], "little")]
 
 
 def main():
@@ -157,17 +264,22 @@ def main():
     parser.add_argument("--verbose", action="store_true")
     arguments = parser.parse_args()
 
-    image_path = os.path.join(os.path.dirname(__file__), "..", "Resources", "firmware", INPUT + ".bin")
-    with open(image_path, "rb") as handle:
+    firmware = os.path.join(os.path.dirname(__file__), "..", "Resources", "firmware")
+    with open(os.path.join(firmware, INPUT + ".bin"), "rb") as handle:
         image = handle.read()
+    smp_path = os.path.join(firmware, SMP_INPUT + ".bin")
+    with open(smp_path, "rb") as handle:
+        smp_image = handle.read()
+    inputs = {False: (INPUT, image, None), True: (smp_path, smp_image, smp_running_image(arguments.binary, smp_path))}
     plan = []
     for index in range(arguments.runs):
         target = TARGETS[index % len(TARGETS)]
-        kind = KINDS[(index // len(TARGETS)) % len(KINDS)]
+        kinds = SMP_KINDS if target == "sim:smp" else KINDS
+        kind = kinds[(index // len(TARGETS)) % len(kinds)]
         plan.append((target, kind, arguments.seed * 1_000_003 + index))
     started = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(max_workers=arguments.jobs) as pool:
-        results = list(pool.map(lambda item: run_one(arguments.binary, *item, image, arguments.hang_limit), plan))
+        results = list(pool.map(lambda item: run_one(arguments.binary, *item, inputs, arguments.hang_limit), plan))
     wall = time.monotonic() - started
 
     table = {}
@@ -177,12 +289,13 @@ def main():
         if result["outcome"] == "bad" or arguments.verbose:
             print(f"{result['outcome']}: {result['target']} --sim-fault {result['fault']} --sim-seed {result['seed']}:"
                   f" {result['reason']}", file=sys.stderr)
-    print(f"fault campaign: {len(results)} runs of `upload {INPUT}`, seed {arguments.seed}, {wall:.0f} s")
+    print(f"fault campaign: {len(results)} runs of `upload {INPUT}` (sim:smp: {SMP_INPUT}.bin), seed "
+          f"{arguments.seed}, {wall:.0f} s")
     print(f"{'target':<16}{'kind':<24}{'runs':>6}{'recovered':>11}{'clean fail':>12}{'bad':>6}{'recovered %':>13}")
     totals = {"recovered": 0, "clean failure": 0, "bad": 0}
     failed_requirement = []
     for target in TARGETS:
-        for kind in KINDS:
+        for kind in SMP_KINDS if target == "sim:smp" else KINDS:
             row = table.get((target, kind))
             if not row:
                 continue

@@ -552,7 +552,9 @@ public struct SMPUploader: Sendable {
         var actions: [SMPAction] = []
         let expected = chunk.offset + chunk.length
         if answer.offset > session.deviceOffset {
-            session.bytesUploaded += answer.offset - max(session.deviceOffset, chunk.offset)
+            // Everything between the last offset the device reported and this one is now on the device, including
+            // a chunk whose own answer was lost.
+            session.bytesUploaded += answer.offset - session.deviceOffset
             session.reconnectsInRow = 0
         }
         session.deviceOffset = answer.offset
