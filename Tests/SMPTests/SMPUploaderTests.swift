@@ -52,7 +52,8 @@ import Testing
         #expect(first[0].body["len"] == .int(Self.image.count))
         #expect(first[0].body["sha"] == .bytes(SHA256.hash(Self.image)))
         guard case .bytes(let data)? = first[0].body["data"] else { throw CancellationError() }
-        #expect(first[0].encoded().count <= 244)
+        // Zephyr's 384-byte buffer at MTU 247: two writes (244 + 140 bytes), the buffer filled.
+        #expect(first[0].encoded().count == 384)
         actions = machine.receive(Self.answer(to: first[0], .map([CBORMapEntry("off", .int(data.count))])), at: .zero)
         let next = Self.sentFrames(actions)
         #expect(next.count == 3)
@@ -147,5 +148,20 @@ import Testing
         #expect(
             actions.last
                 == .fail(.protocolViolation("image upload answer: SMP field 'off' is a text string, not an integer")))
+    }
+}
+
+@Suite struct SMPChunkPlannerTests {
+    @Test(
+        "a frame fills the device's buffer unless its last write would carry less than half a packet",
+        arguments: [
+            (384, 247, 384),  // 244 + 140: the rest is more than half a packet
+            (2475, 247, 2440),  // 10 × 244; a 35-byte 11th write is not worth it
+            (384, 23, 380),  // 19 × 20 at the Linux default MTU
+            (100, 247, 100),  // a buffer smaller than one packet
+            (256, 185, 182),  // 74 bytes left: less than half of a 182-byte packet
+        ])
+    func frameLimit(bufferSize: Int, mtu: Int, expected: Int) {
+        #expect(SMPChunkPlanner(bufferSize: bufferSize, mtu: mtu, imageLength: 100_000).frameLimit == expected)
     }
 }
