@@ -1,6 +1,8 @@
 /// Sizes image upload requests so that each frame fits the device's SMP buffer (`buf_size`, header included) and,
 /// over BLE, does not end in a nearly empty write: the frame is cut to `k` whole ATT packets of MTU − 3 bytes when
-/// the rest of the buffer would fill less than half a packet, and fills the buffer otherwise. Zephyr's default
+/// the rest of the buffer would fill less than half a packet, and fills the buffer otherwise.
+///
+/// Zephyr's default
 /// 384-byte buffer at MTU 247 thus takes 2 writes of 244 + 140 bytes (356 image bytes a request, not 222 in one
 /// write): with requests waiting on answers a round trip apart, the bytes per request set the rate, not the packet
 /// count (`scripts/bench-smp.sh`, 2M PHY: 14.7 → 23.9 kB/s with one request in flight, 43.9 → 63.7 with three).
