@@ -12,13 +12,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${NRFLOADER:-.build/debug/nrfloader}
-SMPMGR=${SMPMGR:-/work/venvs-smp/bin/smpmgr}
+SMPMGR=${SMPMGR:-.build-rig/smp-venv/bin/smpmgr}
 IMAGE=${1:-Resources/firmware/selftest-nrf52840dk-mcuboot.bin}
 ROUNDS=${2:-3}
 [ -x "$BIN" ] || { echo "smp-serial-throughput: $BIN not built (swift build)" >&2; exit 66; }
 [ -x "$SMPMGR" ] || {
-    echo "smp-serial-throughput: smpmgr not at $SMPMGR (python3.11 -m venv /work/venvs-smp &&" \
-        "/work/venvs-smp/bin/pip install smpmgr==0.19.1 smpclient==7.3.0)" >&2
+    echo "smp-serial-throughput: smpmgr not at $SMPMGR (sh Tests/Rig/setup.sh)" >&2
     exit 69
 }
 dir=$(mktemp -d)
