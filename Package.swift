@@ -46,6 +46,7 @@ let package = Package(
                 "SMPTargetAdapter",
                 "SMPSimulator",
                 "SMPSerial",
+                "SMPBlueZ",
             ],
             swiftSettings: strictSwift6
         ),
@@ -55,6 +56,11 @@ let package = Package(
         .target(name: "SMPTargetAdapter", dependencies: ["SMP"], swiftSettings: strictSwift6),
         .target(
             name: "SMPSerial", dependencies: ["SMP", "SMPTargetAdapter", "SerialDFU"], swiftSettings: strictSwift6),
+        .target(
+            name: "SMPBlueZ",
+            dependencies: ["SMP", "SMPTargetAdapter", "BlueZTransport", "DFUController", "DFUTargetAdapter"],
+            swiftSettings: strictSwift6
+        ),
         .target(
             name: "SMPSimulator",
             dependencies: ["SMP", "SMPTargetAdapter", "MCUbootImage", "Checksums", "DFUSimulator", "SerialSimulator"],
@@ -117,7 +123,7 @@ let package = Package(
         ),
         .target(
             name: "SimulatedPeripheral",
-            dependencies: ["BlueZ", "DBus", "DFUSimulator", "DFUController"],
+            dependencies: ["BlueZ", "DBus", "DFUSimulator", "DFUController", "SMP", "SMPSimulator"],
             swiftSettings: strictSwift6
         ),
         .target(

@@ -2,14 +2,16 @@ import ArgumentParser
 import BlueZTransport
 import DFUController
 
-/// `nrfloader scan`: devices advertising a DFU service, through BlueZ.
+/// `nrfloader scan`: devices advertising a DFU or SMP service, through BlueZ.
 struct ScanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scan",
-        abstract: "List devices advertising Secure or legacy DFU, through BlueZ on this machine's adapter.",
+        abstract:
+            "List devices advertising Secure or legacy DFU or SMP (MCUmgr), through BlueZ on this machine's adapter.",
         discussion: """
-            Scans for --timeout seconds. Each device is listed once, when it is first seen advertising. With \
-            --json, one JSON object per device is printed as it is found.
+            Scans for --timeout seconds. Each device is listed once, when it is first seen advertising. The DFU \
+            column (and the "dfu" key) names the update protocols it offers: secure, legacy, smp. With --json, one \
+            JSON object per device is printed as it is found.
             """
     )
 
@@ -28,7 +30,7 @@ struct ScanCommand: AsyncParsableCommand {
     @Option(help: "List only devices at least this strong, in dBm (e.g. -70).")
     var rssi: Int16?
 
-    @Flag(help: "List every device, not only those advertising a DFU service.")
+    @Flag(help: "List every device, not only those advertising a DFU or SMP service.")
     var all = false
 
     @Flag(help: "List Nordic and Adafruit USB serial ports (from sysfs) instead of scanning Bluetooth.")

@@ -11,22 +11,34 @@ import SimulatedPeripheral
 struct SimulateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "simulate",
-        abstract: "Play a Nordic DFU target over BlueZ: a simulated bootloader or application a central can update.",
+        abstract:
+            "Play a Nordic DFU or SMP (MCUmgr) target over BlueZ: a simulated device a central can update.",
         discussion: """
             Registers the simulated device's GATT services and advertisement on the adapter and serves it until \
             Ctrl-C (or --exit-after). stdout gets one line when it is ready and one per activation or reboot \
             ('ready: …', 'activated: …', 'advertising: …'), or JSON Lines with --json; stderr gets the device's \
-            log. A bootloader that wants address + 1 moves to an adapter with that address if there is one.
+            log. A bootloader that wants address + 1 moves to an adapter with that address if there is one. \
+            --kind smp plays a Zephyr application with MCUmgr's SMP service on MCUboot (two slots, swap on reset): \
+            --save-images writes its slots (slot0.bin, slot1.bin) after every disconnection, boot and at exit, \
+            --exit-after N exits once the central that came back after the Nth activation has left.
             """
     )
 
     @Option(help: "The adapter to advertise on, e.g. hci1 (default: the first powered adapter).")
     var adapter: String?
 
-    @Option(help: "The device to play; buttonless is an application with Secure buttonless DFU.")
-    var kind: SimulatedTargetKind = .secure
+    @Option(
+        help: """
+            The device to play; buttonless is an application with Secure buttonless DFU, smp a Zephyr application \
+            on MCUboot with the SMP service.
+            """)
+    var kind: SimulateKind = .secure
 
-    @Option(help: "The advertised name of the mode it starts in (default DfuTarg, or Nordic_App for buttonless).")
+    @Option(
+        help: """
+            The advertised name of the mode it starts in (default DfuTarg, Nordic_App for buttonless, Zephyr for \
+            smp).
+            """)
     var name: String?
 
     @Option(help: "The ATT MTU a central is taken to request (23-517).")
@@ -68,7 +80,11 @@ struct SimulateCommand: AsyncParsableCommand {
             "Exit after this many activations, once the device advertises its new firmware.", valueName: "n"))
     var exitAfter: Int?
 
-    @Option(help: "Flash timing: nrf52 (the Secure default), nrf51 (the legacy default), or instant.")
+    @Option(
+        help: """
+            Flash timing: nrf52 (the Secure default), nrf51 (the legacy default), or instant (smp: nrf52 takes \
+            MCUboot's swap time at each boot, instant none).
+            """)
     var flash: FlashModel?
 
     @Option(help: "Inject a fault into the simulated device (repeatable), e.g. disconnect@6000, drop-packet@40.")
@@ -76,6 +92,15 @@ struct SimulateCommand: AsyncParsableCommand {
 
     @Option(help: "Seed for random faults (drop-packet~0.01).")
     var simSeed: UInt64 = 0
+
+    @Option(help: "smp: the size of each of the two image slots in bytes (a padded image must match it).")
+    var smpSlotSize: Int = 0x4_0000
+
+    @Option(
+        help: ArgumentHelp(
+            "smp: make the device answer MCUmgr parameters with SIZE,COUNT (e.g. 2475,4); by default it answers "
+                + "rc 8, as Zephyr does."))
+    var simSmpParams: SimulatedParameters?
 
     @OptionGroup var outputOptions: OutputOptions
 
@@ -86,9 +111,12 @@ struct SimulateCommand: AsyncParsableCommand {
         for text in simFault {
             do { _ = try FaultSpecification.parse(text) } catch { throw ValidationError("--sim-fault: \(error)") }
         }
+        if kind == .smp { try validateSMP() }
     }
 
     func run() async throws {
+        if kind == .smp { return try await runSMP() }
+        guard let kind = kind.dfuKind else { preconditionFailure("simulate --kind \(self.kind) has no DFU kind") }
         // Before anything is registered.
         if let saveImages { try SimulatorOptions.makeImageDirectory(saveImages) }
         var secure = SecureBootloaderOptions()
@@ -127,6 +155,18 @@ struct SimulateCommand: AsyncParsableCommand {
 }
 
 extension SimulatedTargetKind: ExpressibleByArgument {}
+
+/// `simulate --kind`: an nRF5 DFU target (``SimulatedTargetKind``) or an SMP device.
+enum SimulateKind: String, ExpressibleByArgument, CaseIterable {
+    case secure
+    case buttonless
+    case legacy
+    case legacyV1 = "legacy-v1"
+    case smp
+
+    /// The DFU target, `nil` for `smp`.
+    var dfuKind: SimulatedTargetKind? { SimulatedTargetKind(rawValue: rawValue) }
+}
 
 /// `simulate --flash`: how long the simulated device's flash takes.
 enum FlashModel: String, ExpressibleByArgument, CaseIterable {

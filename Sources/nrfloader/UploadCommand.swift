@@ -131,8 +131,10 @@ struct UploadCommand: AsyncParsableCommand {
     }
 
     private func runBluetooth() async throws {
-        // The input first: a bad file fails before any radio work.
-        let firmware = try loadInput(defaultProtocol: nil)
+        // The input first: a bad file fails before any radio work. A signed MCUboot image goes over SMP.
+        let (image, contents) = try serialInput()
+        if let image { return try await runSMPBluetooth(image) }
+        let firmware = try loadInput(defaultProtocol: nil, contents: contents)
         try initPacketOptions.verifySignatures(of: firmware)
         let client = try await BlueZClient.connect()
         let chosen = try await client.adapter(named: adapter)
@@ -161,7 +163,7 @@ struct UploadCommand: AsyncParsableCommand {
 
     /// The one device advertising `name` exactly, scanning in 3-second rounds for 15 s (until `--timeout`, default
     /// 60, with `--wait`), as `--help` says.
-    private func resolve(name: String, client: BlueZClient, adapter: AdapterInfo) async throws -> BluetoothAddress {
+    func resolve(name: String, client: BlueZClient, adapter: AdapterInfo) async throws -> BluetoothAddress {
         let limit =
             wait ? engineOptions.timeout ?? 60 : Int(engineOptions.configuration.connectionTimeout / .seconds(1))
         let started = ContinuousClock.now

@@ -20,6 +20,11 @@ import Synchronization
 /// removed first and found advertising again, since a GATT cache kept across a reboot into the bootloader would
 /// describe the application's services. Discovery restarts every few seconds until the deadline. A failed
 /// connection or service resolution is tried again, up to ``Options/connectionAttempts`` times.
+///
+/// The same connection logic serves SMP (MCUmgr): ``connectLink(_:deadline:)`` also maps SMP's characteristic
+/// (``LinkCharacteristic/smp``), and ``enableNotifications(on:)``, ``writeWithoutResponse(to:_:)`` and
+/// ``nextLinkEvent(until:)`` work on it (`SMPBlueZ` frames SMP on top). As a `GATTTransport` it refuses a device that
+/// offers SMP but no nRF5 DFU, naming both.
 public final class BlueZGATTTransport: GATTTransport {
     /// How the transport behaves.
     public struct Options: Sendable {
@@ -67,7 +72,7 @@ public final class BlueZGATTTransport: GATTTransport {
     public let adapter: AdapterInfo
     private let options: Options
     private let state: Mutex<State>
-    private let events = EventQueue<GATTEvent>()
+    private let events = EventQueue<LinkEvent>()
     private let changes = EventQueue<Void>()
     private let pump = Mutex<Task<Void, Never>?>(nil)
 
@@ -90,14 +95,16 @@ public final class BlueZGATTTransport: GATTTransport {
 
     private struct Session {
         let devicePath: String
-        var characteristics: [DFUCharacteristic: CharacteristicInfo] = [:]
+        var characteristics: [LinkCharacteristic: CharacteristicInfo] = [:]
         /// Characteristics subscribed with `StartNotify`, by object path.
-        var notifyingPaths: [String: DFUCharacteristic] = [:]
+        var notifyingPaths: [String: LinkCharacteristic] = [:]
         var writeSocket: AcquiredSocket?
-        var notifySockets: [DFUCharacteristic: AcquiredSocket] = [:]
+        /// The characteristic the `AcquireWrite` socket writes to.
+        var writeSocketOwner: LinkCharacteristic?
+        var notifySockets: [LinkCharacteristic: AcquiredSocket] = [:]
         var isUp = false
 
-        func characteristic(_ role: DFUCharacteristic) throws(GATTTransportError) -> CharacteristicInfo {
+        func characteristic(_ role: LinkCharacteristic) throws(GATTTransportError) -> CharacteristicInfo {
             guard isUp else { throw .linkLost("not connected") }
             guard let info = characteristics[role] else { throw .failed("the device has no \(role) characteristic") }
             return info
@@ -152,11 +159,35 @@ public final class BlueZGATTTransport: GATTTransport {
         async throws(GATTTransportError)
         -> GATTConnection
     {
+        let link = try await connectLink(request, deadline: deadline)
+        let dfu = link.dfuCharacteristics
+        if dfu.isEmpty && link.offersSMP {
+            // An MCUboot/Zephyr device: the DFU engine would only say "no dfu service"; name what it offers.
+            await disconnect()
+            throw .unavailable(
+                "\(link.address) offers SMP (MCUmgr service \(LinkCharacteristic.smpServiceUUID)), not nRF5 DFU "
+                    + "(Secure FE59 or legacy 1530): a DFU package or image cannot go to it; give a signed MCUboot "
+                    + "image, which goes over SMP")
+        }
+        return GATTConnection(mtu: link.mtu, characteristics: dfu, address: link.address)
+    }
+
+    /// Connects as ``connect(_:deadline:)`` does (discovery, the adapter's connection gate, service resolution,
+    /// attempts), and reports every characteristic the transport knows, SMP's included.
+    ///
+    /// - Parameters:
+    ///   - request: The device.
+    ///   - deadline: When to give up.
+    /// - Returns: The connection.
+    /// - Throws: `GATTTransportError`.
+    public func connectLink(_ request: ConnectionRequest, deadline: ContinuousClock.Instant)
+        async throws(GATTTransportError) -> LinkConnection
+    {
         try await detached { try await self.connectNow(request, deadline: deadline) }
     }
 
     private func connectNow(_ request: ConnectionRequest, deadline: ContinuousClock.Instant)
-        async throws(GATTTransportError) -> GATTConnection
+        async throws(GATTTransportError) -> LinkConnection
     {
         self.endSession()
         self.events.removeAll()
@@ -189,10 +220,19 @@ public final class BlueZGATTTransport: GATTTransport {
     }
 
     public func enableNotifications(_ characteristic: DFUCharacteristic) async throws(GATTTransportError) {
+        try await enableNotifications(on: .dfu(characteristic))
+    }
+
+    /// Subscribes to a characteristic's notifications: an `AcquireNotify` socket where BlueZ offers one, else
+    /// `StartNotify`; they come out of ``nextLinkEvent(until:)``.
+    ///
+    /// - Parameter characteristic: The characteristic.
+    /// - Throws: `GATTTransportError`.
+    public func enableNotifications(on characteristic: LinkCharacteristic) async throws(GATTTransportError) {
         try await detached { try await self.enableNotificationsNow(characteristic) }
     }
 
-    private func enableNotificationsNow(_ characteristic: DFUCharacteristic) async throws(GATTTransportError) {
+    private func enableNotificationsNow(_ characteristic: LinkCharacteristic) async throws(GATTTransportError) {
         let info = try self.state.withLock { state throws(GATTTransportError) in
             try Self.session(state).characteristic(characteristic)
         }
@@ -235,10 +275,10 @@ public final class BlueZGATTTransport: GATTTransport {
     }
 
     public func write(_ characteristic: DFUCharacteristic, _ value: [UInt8]) async throws(GATTTransportError) {
-        try await detached { try await self.writeNow(characteristic, value) }
+        try await detached { try await self.writeNow(.dfu(characteristic), value) }
     }
 
-    private func writeNow(_ characteristic: DFUCharacteristic, _ value: [UInt8]) async throws(GATTTransportError) {
+    private func writeNow(_ characteristic: LinkCharacteristic, _ value: [UInt8]) async throws(GATTTransportError) {
         let (info, socket) = try self.state.withLock { state throws(GATTTransportError) in
             let session = try Self.session(state)
             return (try session.characteristic(characteristic), session.writeSocket)
@@ -257,18 +297,32 @@ public final class BlueZGATTTransport: GATTTransport {
     public func writeWithoutResponse(_ characteristic: DFUCharacteristic, _ packets: [[UInt8]])
         async throws(GATTTransportError)
     {
+        try await writeWithoutResponse(to: .dfu(characteristic), packets)
+    }
+
+    /// Writes each packet without response, in order: through the `AcquireWrite` socket when it belongs to this
+    /// characteristic, else as `WriteValue` commands.
+    ///
+    /// - Parameters:
+    ///   - characteristic: The characteristic.
+    ///   - packets: The values, each at most ATT MTU − 3 bytes.
+    /// - Throws: `GATTTransportError`.
+    public func writeWithoutResponse(to characteristic: LinkCharacteristic, _ packets: [[UInt8]])
+        async throws(GATTTransportError)
+    {
         try await detached { try await self.writeWithoutResponseNow(characteristic, packets) }
     }
 
-    private func writeWithoutResponseNow(_ characteristic: DFUCharacteristic, _ packets: [[UInt8]])
+    private func writeWithoutResponseNow(_ characteristic: LinkCharacteristic, _ packets: [[UInt8]])
         async throws(GATTTransportError)
     {
         let (info, socket) = try self.state.withLock { state throws(GATTTransportError) in
             let session = try Self.session(state)
-            return (try session.characteristic(characteristic), session.writeSocket)
+            let socket = session.writeSocketOwner == characteristic ? session.writeSocket : nil
+            return (try session.characteristic(characteristic), socket)
         }
         let deadline = self.clock.now.advanced(by: self.options.operationTimeout)
-        if let socket, characteristic == .securePacket || characteristic == .legacyPacket {
+        if let socket {
             do {
                 try await socket.send(packets, deadline: deadline)
             } catch {
@@ -294,10 +348,10 @@ public final class BlueZGATTTransport: GATTTransport {
     }
 
     public func read(_ characteristic: DFUCharacteristic) async throws(GATTTransportError) -> [UInt8] {
-        try await detached { try await self.readNow(characteristic) }
+        try await detached { try await self.readNow(.dfu(characteristic)) }
     }
 
-    private func readNow(_ characteristic: DFUCharacteristic) async throws(GATTTransportError) -> [UInt8] {
+    private func readNow(_ characteristic: LinkCharacteristic) async throws(GATTTransportError) -> [UInt8] {
         let info = try self.state.withLock { state throws(GATTTransportError) in
             try Self.session(state).characteristic(characteristic)
         }
@@ -333,13 +387,31 @@ public final class BlueZGATTTransport: GATTTransport {
     }
 
     public func nextEvent(until deadline: ContinuousClock.Instant) async throws(GATTTransportError) -> GATTEvent? {
+        while let event = await events.next(until: deadline) {
+            switch event {
+            case .notification(.dfu(let role), let value): return .notification(role, value)
+            case .notification(.smp, _):
+                // Only an SMP link subscribes to SMP notifications, and it reads them with nextLinkEvent(until:).
+                continue
+            case .disconnected(let reason): return .disconnected(reason: reason)
+            }
+        }
+        return nil
+    }
+
+    /// Waits for the next notification on any subscribed characteristic, or the link's loss (reported once per
+    /// connection, also after ``disconnect()``).
+    ///
+    /// - Parameter deadline: When to stop waiting.
+    /// - Returns: The event, or `nil` at the deadline or when the task was cancelled.
+    public func nextLinkEvent(until deadline: ContinuousClock.Instant) async -> LinkEvent? {
         await events.next(until: deadline)
     }
 
     // MARK: Connecting
 
     private func connectOnce(_ request: ConnectionRequest, deadline: ContinuousClock.Instant, attempt: Int)
-        async throws(GATTTransportError) -> GATTConnection
+        async throws(GATTTransportError) -> LinkConnection
     {
         let path = try await locate(request, deadline: deadline)
         // One set-up at a time on this adapter (ConnectionGate): a fleet's devices connect one after the other.
@@ -350,7 +422,7 @@ public final class BlueZGATTTransport: GATTTransport {
 
     /// Connects to the located device and maps its DFU characteristics, holding the adapter's connection gate.
     private func setUp(_ path: String, _ request: ConnectionRequest, deadline: ContinuousClock.Instant, attempt: Int)
-        async throws(GATTTransportError) -> GATTConnection
+        async throws(GATTTransportError) -> LinkConnection
     {
         guard clock.now < deadline else {
             throw .timedOut(
@@ -397,16 +469,17 @@ public final class BlueZGATTTransport: GATTTransport {
             // is gone: no characteristic at all is a failed attempt, not a device without DFU.
             throw .linkLost("\(address) connected without any GATT characteristic")
         }
-        var characteristics: [DFUCharacteristic: CharacteristicInfo] = [:]
+        var characteristics: [LinkCharacteristic: CharacteristicInfo] = [:]
         for info in exported {
-            if let role = info.dfuRole { characteristics[role] = info }
+            if let role = LinkCharacteristic(uuid: info.uuid) { characteristics[role] = info }
         }
         var mtu = min(max(characteristics.values.compactMap(\.mtu).max() ?? 23, 23), 517)
         var socket: AcquiredSocket?
-        if options.usesAcquiredSockets,
-            let packet = characteristics[.securePacket] ?? characteristics[.legacyPacket],
-            packet.flags.contains("write-without-response")
-        {
+        // The packet characteristic of a DFU device, or SMP's: the one that takes a stream of write commands.
+        let packetRole = LinkCharacteristic.allCases.first {
+            $0.takesWriteCommands && characteristics[$0]?.flags.contains("write-without-response") == true
+        }
+        if options.usesAcquiredSockets, let packetRole, let packet = characteristics[packetRole] {
             do {
                 let acquired = try await acquire("AcquireWrite", on: packet)
                 socket = acquired
@@ -424,6 +497,7 @@ public final class BlueZGATTTransport: GATTTransport {
             state.lastAddress = address
             state.session?.characteristics = characteristics
             state.session?.writeSocket = socket
+            state.session?.writeSocketOwner = socket == nil ? nil : packetRole
             state.session?.isUp = true
             state.paths = Paths(acquiredWrite: socket != nil, acquiredNotify: false)
             return true
@@ -432,7 +506,7 @@ public final class BlueZGATTTransport: GATTTransport {
             socket?.close()
             throw .linkLost("\(address) disconnected while connecting")
         }
-        return GATTConnection(mtu: mtu, characteristics: Set(characteristics.keys), address: address)
+        return LinkConnection(mtu: mtu, characteristics: Set(characteristics.keys), address: address)
     }
 
     /// Finds the device the request names: connected already, or seen advertising after its cached object (if
@@ -557,7 +631,7 @@ public final class BlueZGATTTransport: GATTTransport {
     }
 
     /// Called on a notify socket's watcher thread; `false` stops the watcher.
-    private func receiveNotifications(_ role: DFUCharacteristic, from socket: AcquiredSocket) -> Bool {
+    private func receiveNotifications(_ role: LinkCharacteristic, from socket: AcquiredSocket) -> Bool {
         state.withLock { state in
             guard let session = state.session, session.isUp, session.notifySockets[role] === socket else {
                 return false
@@ -579,6 +653,7 @@ public final class BlueZGATTTransport: GATTTransport {
         session.writeSocket?.close()
         session.notifySockets.removeAll()
         session.writeSocket = nil
+        session.writeSocketOwner = nil
         session.notifyingPaths.removeAll()
         session.isUp = false
         state.session = session

@@ -3,24 +3,28 @@ public import DFUController
 
 /// A device seen advertising during a scan.
 public struct ScannedDevice: Sendable, Equatable {
-    /// Which DFU a device's advertisement offers.
+    /// Which firmware update protocol a device's advertisement offers.
     public enum DFUService: String, Sendable, Hashable, CaseIterable {
         /// Secure DFU (service 0xFE59): a Secure bootloader, or an application with buttonless DFU.
         case secure
         /// Legacy DFU (service 0x1530 of Nordic's base UUID): a legacy bootloader or application.
         case legacy
+        /// SMP (MCUmgr service 8D53DC1D-1DB7-4CD3-868B-8A527460AA84): a Zephyr / nRF Connect SDK application with
+        /// MCUmgr's Bluetooth transport, updated with MCUboot images.
+        case smp
     }
 
     public var address: BluetoothAddress
     public var name: String?
     public var rssi: Int?
-    /// The DFU services in the advertisement; empty for a device without DFU (listed with `--all` only).
+    /// The update services in the advertisement; empty for a device without any (listed with `--all` only).
     public var services: Set<DFUService>
 
-    /// The UUIDs that mark each DFU service in an advertisement, lowercase as BlueZ reports them.
+    /// The UUIDs that mark each update service in an advertisement, lowercase as BlueZ reports them.
     static let serviceUUIDs: [(DFUService, String)] = [
         (.secure, DFUCharacteristic.secureServiceUUID.lowercased()),
         (.legacy, DFUCharacteristic.legacyServiceUUID.lowercased()),
+        (.smp, LinkCharacteristic.smpServiceUUID.lowercased()),
     ]
 
     init?(_ device: DeviceInfo) {
@@ -33,7 +37,7 @@ public struct ScannedDevice: Sendable, Equatable {
     }
 }
 
-/// Finds devices that advertise a DFU service, through BlueZ discovery.
+/// Finds devices that advertise an update service (nRF5 Secure or legacy DFU, or SMP), through BlueZ discovery.
 ///
 /// Devices are reported when BlueZ sees an advertisement during the scan (`InterfacesAdded`, or an `RSSI` change of
 /// a device it already knew): a device object BlueZ kept from an earlier scan is not reported until it advertises

@@ -1,0 +1,394 @@
+import BlueZ
+import DBus
+import DFUSimulator
+import SMP
+import SMPSimulator
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What the control task does on the bus for the SMP core, in order.
+enum SMPControlAction: Sendable {
+    /// Export and register the SMP application and advertisement of this generation.
+    case register(generation: Int)
+    /// Drop the link to this central (`Device1.Disconnect` on the peripheral's adapter).
+    case disconnect(central: String)
+    /// Reset after `delay`: drop the link, withdraw, reboot, wait for MCUboot and the application, register again.
+    case reset(after: Duration)
+    /// Unregister everything and end.
+    case stop
+    /// The bus connection is gone: end with an error.
+    case connectionLost
+}
+
+/// The SMP device and its link behind one lock: D-Bus handlers (on the connection's thread), the `AcquireWrite`
+/// reader and the control task all go through it, and answers leave in the device's order.
+final class SMPPeripheralCore: Sendable {
+    struct State {
+        var device: SimulatedSMPDevice
+        var faults: SMPLinkFaults
+        var adapterPath: String
+        var generation = 1
+        /// The central's `Device1` path and the link's ATT MTU.
+        var link: (central: String, mtu: Int)?
+        /// Centrals we asked BlueZ to disconnect and that it may still report connected.
+        var disconnecting: Set<String> = []
+        /// Between a reset's answer and the registration after the boot: the device hears nothing.
+        var isResetting = false
+        var notifying = false
+        var writeSocket: AcquiredSocket?
+        var notifySocket: AcquiredSocket?
+        /// Bytes of a request not yet complete (Zephyr `smp_reassembly.c`).
+        var pending: [UInt8] = []
+        var value: [UInt8] = []
+        var tally = SMPUploadTally()
+        /// The offset the device's answers say it expects next (0 after a boot).
+        var expectedOffset = 0
+        var logCursor = 0
+    }
+
+    let connection: BusConnection
+    let options: SMPPeripheralOptions
+    let state: Mutex<State>
+    let actions: AsyncStream<SMPControlAction>.Continuation
+    let onEvent: @Sendable (SMPPeripheralEvent) -> Void
+    /// Duplicates handed to libdbus in replies; closed by the next handler, once the reply has been built.
+    private let handedOut = Mutex<[Int32]>([])
+
+    /// The root under which the SMP simulator's objects live.
+    static let basePath = "/org/nrfloader/simulator/smp"
+
+    init(
+        connection: BusConnection, device: SimulatedSMPDevice, adapterPath: String, options: SMPPeripheralOptions,
+        actions: AsyncStream<SMPControlAction>.Continuation,
+        onEvent: @escaping @Sendable (SMPPeripheralEvent) -> Void
+    ) {
+        self.connection = connection
+        self.options = options
+        self.actions = actions
+        self.onEvent = onEvent
+        var device = device
+        for case .respond(let id, let rc, _, _) in options.faults.faults {
+            device.forceAnswer(toCommand: id, rc: Int(rc))
+        }
+        state = Mutex(
+            State(
+                device: device, faults: SMPLinkFaults(plan: options.faults), adapterPath: adapterPath,
+                logCursor: device.log.count))
+    }
+
+    // MARK: Paths
+
+    static func root(_ generation: Int) -> String { "\(basePath)/app\(generation)" }
+    static func service(_ generation: Int) -> String { root(generation) + "/service0" }
+    static func characteristic(_ generation: Int) -> String { service(generation) + "/char0" }
+    static func advertisement(_ generation: Int) -> String { "\(basePath)/advertisement\(generation)" }
+
+    /// The objects of one registration, root first.
+    static func objects(_ generation: Int) -> [String] {
+        [root(generation), service(generation), characteristic(generation), advertisement(generation)]
+    }
+
+    // MARK: Link
+
+    /// A `Device1` object changed its `Connected` property (or appeared with it, or went away).
+    func centralChanged(_ central: String, isConnected: Bool) {
+        state.withLock { state in
+            guard central.hasPrefix(state.adapterPath + "/") else { return }
+            if isConnected {
+                guard !state.disconnecting.contains(central) else { return }
+                connect(central, &state)
+            } else {
+                state.disconnecting.remove(central)
+                guard state.link?.central == central else { return }
+                endLink(&state)
+            }
+        }
+    }
+
+    /// Takes the central as the link when a request comes before BlueZ's `Connected` signal (two paths), or when
+    /// BlueZ sent none.
+    private func adopt(_ central: String?, _ state: inout State) {
+        guard let central, state.link == nil, central.hasPrefix(state.adapterPath + "/"),
+            !state.disconnecting.contains(central)
+        else { return }
+        connect(central, &state)
+    }
+
+    private func connect(_ central: String, _ state: inout State) {
+        guard state.link == nil else {
+            if state.link?.central != central {
+                onEvent(.warning("a second central, '\(central)', connected; only one link is simulated"))
+            }
+            return
+        }
+        guard !state.isResetting else {
+            // A resetting device would not have accepted the connection.
+            state.disconnecting.insert(central)
+            actions.yield(.disconnect(central: central))
+            return
+        }
+        let mtu = min(options.mtu, state.faults.mtuCap ?? 517)
+        state.link = (central, mtu)
+        state.pending.removeAll()
+        connection.post(
+            path: Self.characteristic(state.generation), interface: BlueZInterface.properties,
+            member: "PropertiesChanged",
+            arguments: [
+                .string(BlueZInterface.characteristic), .propertyDictionary(["MTU": .uint16(UInt16(mtu))]),
+                .stringArray([]),
+            ])
+        onEvent(.connected(central: central, mtu: mtu))
+    }
+
+    /// Forgets the link: sockets close, notifications stop, a partial request is dropped.
+    func endLink(_ state: inout State) {
+        state.writeSocket?.close()
+        state.notifySocket?.close()
+        state.writeSocket = nil
+        state.notifySocket = nil
+        if state.notifying {
+            state.notifying = false
+            post(["Notifying": .bool(false)], state)
+        }
+        state.pending.removeAll()
+        state.faults.linkDropped()
+        guard let link = state.link else { return }
+        state.link = nil
+        onEvent(
+            .disconnected(
+                central: link.central,
+                slots: SMPSlots(primary: state.device.primary, secondary: state.device.secondary),
+                tally: state.tally))
+    }
+
+    /// Drops the link from the device's side.
+    private func dropLink(_ state: inout State) {
+        guard let central = state.link?.central else { return }
+        state.disconnecting.insert(central)
+        endLink(&state)
+        actions.yield(.disconnect(central: central))
+    }
+
+    // MARK: Requests
+
+    /// Feeds written bytes (one ATT Write Command) to the device's reassembly; complete frames are handled.
+    func received(_ bytes: [UInt8], _ state: inout State) {
+        guard state.link != nil, !state.isResetting else { return }
+        state.pending += bytes
+        while let total = SMPFrame.totalLength(ofFrameStartingWith: state.pending), state.pending.count >= total {
+            let frame = Array(state.pending[..<total])
+            state.pending.removeFirst(total)
+            handle(frame, &state)
+            guard state.link != nil, !state.isResetting else { return }
+        }
+    }
+
+    private func handle(_ frame: [UInt8], _ state: inout State) {
+        let (effect, isDropped) = state.faults.received(bytes: frame.count)
+        if isDropped {
+            onEvent(.log("fault: request of \(frame.count) bytes lost (drop-packet)"))
+            return
+        }
+        switch effect {
+        case .disconnect:
+            onEvent(.log("fault: link dropped after \(frame.count)-byte request (disconnect)"))
+            dropLink(&state)
+            return
+        case .reboot:
+            onEvent(.log("fault: device resets on a \(frame.count)-byte request (reboot)"))
+            beginReset(after: .zero, &state)
+            return
+        case .none:
+            break
+        }
+        let output = state.device.receive(frame)
+        reportDeviceLog(&state)
+        let summary = Self.summary(of: frame, answer: output.answer)
+        onEvent(.exchange(summary))
+        tally(frame, answer: output.answer, &state)
+        if let answer = output.answer, !state.faults.isSilent {
+            let copies = state.faults.answerCopies()
+            if copies == 0 { onEvent(.log("fault: answer of \(answer.count) bytes dropped (drop-notification)")) }
+            if copies == 2 {
+                onEvent(.log("fault: answer of \(answer.count) bytes sent twice (duplicate-notification)"))
+            }
+            for _ in 0..<copies { notify(answer, &state) }
+        } else if output.answer != nil {
+            onEvent(.log("fault: device stalled, no answer (stall)"))
+        }
+        if output.resetsAfterAnswer { beginReset(after: options.resetDelay, &state) }
+    }
+
+    private func beginReset(after delay: Duration, _ state: inout State) {
+        state.isResetting = true
+        state.pending.removeAll()
+        actions.yield(.reset(after: delay))
+    }
+
+    /// Sends an answer as notifications of at most MTU − 3 bytes (`smp_bt.c`).
+    private func notify(_ answer: [UInt8], _ state: inout State) {
+        guard let link = state.link else { return }
+        let size = max(link.mtu - 3, 20)
+        for start in stride(from: 0, to: answer.count, by: size) {
+            let piece = Array(answer[start..<min(start + size, answer.count)])
+            if let socket = state.notifySocket {
+                if !socket.send(piece) { onEvent(.warning("notification dropped: its socket is full or closed")) }
+            } else if state.notifying {
+                state.value = piece
+                post(["Value": .bytes(piece)], state)
+            } else {
+                onEvent(.warning("answer dropped: the central did not subscribe to notifications"))
+                return
+            }
+        }
+    }
+
+    /// Counts image upload chunks by what the device answered.
+    private func tally(_ frame: [UInt8], answer: [UInt8]?, _ state: inout State) {
+        guard let request = try? SMPFrame(decoding: frame), request.header.group == 1, request.header.command == 1,
+            case .bytes(let data)? = request.body["data"], let offset = request.body["off"]?.intValue,
+            let answer, let response = try? SMPFrame(decoding: answer), let next = response.body["off"]?.intValue
+        else { return }
+        state.tally.requests += 1
+        if next == offset + data.count {
+            state.tally.bytesWritten += data.count
+        } else if request.body["sha"] != nil || request.body["len"] != nil {
+            state.tally.resumeProbes += 1
+        } else {
+            state.tally.staleChunks += 1
+            state.tally.staleBytes += data.count
+        }
+        state.expectedOffset = next
+    }
+
+    /// Reboots the device (the control task calls this once the link is gone and the advertisement withdrawn).
+    ///
+    /// - Returns: How long MCUboot takes before the application runs (swap time, when the options take it).
+    func reboot() -> Duration {
+        state.withLock { state in
+            let swap = options.takesSwapTime ? state.device.nextBootSwapDuration : .zero
+            let swaps = state.device.swapCount
+            state.device.reboot()
+            state.expectedOffset = 0
+            state.generation += 1
+            let description = state.device.log.last ?? "boot"
+            state.logCursor = state.device.log.count
+            onEvent(
+                .booted(
+                    swapped: state.device.swapCount > swaps, description: description,
+                    slots: SMPSlots(primary: state.device.primary, secondary: state.device.secondary)))
+            return swap
+        }
+    }
+
+    /// The device runs again and advertises: it hears requests from now on.
+    func resumed() {
+        state.withLock { $0.isResetting = false }
+    }
+
+    /// The central the link is with, if any.
+    var central: String? { state.withLock { $0.link?.central } }
+
+    /// The current registration's generation.
+    var generation: Int { state.withLock { $0.generation } }
+
+    /// Ends the link's sockets; the run is over.
+    func shutDown() {
+        state.withLock { endLink(&$0) }
+        closeHandedOutDescriptors()
+    }
+
+    private func reportDeviceLog(_ state: inout State) {
+        let log = state.device.log
+        guard state.logCursor < log.count else { return }
+        for line in log[state.logCursor...] { onEvent(.log(line)) }
+        state.logCursor = log.count
+    }
+
+    /// `> group 1 id 1 (image upload) off 0 len 131072, 292 bytes; < 14 bytes`.
+    private static func summary(of frame: [UInt8], answer: [UInt8]?) -> String {
+        guard let request = try? SMPFrame(decoding: frame) else { return "> \(frame.count) bytes, not an SMP frame" }
+        let header = request.header
+        var text = "> \(header.operation) group \(header.group) id \(header.command) seq \(header.sequence)"
+        if let offset = request.body["off"]?.intValue { text += " off \(offset)" }
+        if let length = request.body["len"]?.intValue { text += " len \(length)" }
+        if case .bytes(let data)? = request.body["data"] { text += " data \(data.count)" }
+        text += " (\(frame.count) bytes)"
+        guard let answer else { return text + "; no answer" }
+        var answered = "; < \(answer.count) bytes"
+        if let response = try? SMPFrame(decoding: answer) {
+            if let offset = response.body["off"]?.intValue { answered += " off \(offset)" }
+            if let rc = response.body["rc"]?.intValue { answered += " rc \(rc)" }
+            if let rc = response.body["err"]?["rc"]?.intValue { answered += " err rc \(rc)" }
+        }
+        return text + answered
+    }
+
+    // MARK: Bus output
+
+    func post(_ changed: [String: DBusValue], _ state: State) {
+        connection.post(
+            path: Self.characteristic(state.generation), interface: BlueZInterface.properties,
+            member: "PropertiesChanged",
+            arguments: [.string(BlueZInterface.characteristic), .propertyDictionary(changed), .stringArray([])])
+    }
+
+    /// A duplicate of `descriptor` for a reply; it is closed once libdbus has taken its own copy.
+    func handOut(_ descriptor: Int32) -> Int32 {
+        let duplicate = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+        handedOut.withLock { $0.append(duplicate) }
+        return duplicate
+    }
+
+    /// Closes the duplicates handed out by earlier handlers: a handler's reply is built right after it returns,
+    /// before the connection thread runs the next handler.
+    func closeHandedOutDescriptors() {
+        let descriptors = handedOut.withLock { descriptors in
+            defer { descriptors.removeAll() }
+            return descriptors
+        }
+        for descriptor in descriptors where descriptor >= 0 { close(descriptor) }
+    }
+
+    /// Opens the `AcquireWrite` socket and starts reading it: each record is one write command.
+    func openWriteSocket(_ state: inout State) -> AcquiredSocket? {
+        if let socket = state.writeSocket { return socket }
+        guard let socket = AcquiredSocket() else { return nil }
+        state.writeSocket = socket
+        socket.startReading { [self] in
+            self.state.withLock { state in
+                guard state.writeSocket === socket else { return false }
+                for record in socket.receiveAvailable() { received(record, &state) }
+                return true
+            }
+        }
+        return socket
+    }
+
+    /// Opens the `AcquireNotify` socket; what comes back on it is read and dropped.
+    func openNotifySocket(_ state: inout State) -> AcquiredSocket? {
+        if let socket = state.notifySocket { return socket }
+        guard let socket = AcquiredSocket() else { return nil }
+        state.notifySocket = socket
+        socket.startReading { [self] in
+            self.state.withLock { state in
+                guard state.notifySocket === socket else { return false }
+                _ = socket.receiveAvailable()
+                return true
+            }
+        }
+        return socket
+    }
+
+    /// Brings the link up to date before a request: the write socket's records first (they came before), then
+    /// the central named in the options if there is no link yet.
+    func prepare(_ state: inout State, _ options: [String: DBusValue]) {
+        if let socket = state.writeSocket {
+            for record in socket.receiveAvailable() { received(record, &state) }
+        }
+        adopt(options["device"]?.stringValue, &state)
+    }
+}

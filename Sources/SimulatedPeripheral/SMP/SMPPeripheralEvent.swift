@@ -1,0 +1,84 @@
+public import BlueZ
+public import DFUSimulator
+
+/// How a ``SimulatedSMPPeripheral`` presents itself and behaves.
+public struct SMPPeripheralOptions: Sendable {
+    /// The advertised name.
+    ///
+    /// Default "Zephyr": `CONFIG_BT_DEVICE_NAME`'s default, which Zephyr's `smp_svr` sample keeps.
+    public var name = "Zephyr"
+    /// The ATT MTU a central is taken to ask for (23 to 517); the device's limit is what `mtu@N` leaves of it.
+    ///
+    /// Default 247, as `simulate`'s DFU targets: the usual LE Data Length Extension fit (251-byte PDUs).
+    public var mtu = 247
+    /// Whether `AcquireNotify` is offered on the SMP characteristic.
+    public var offersAcquireNotify = true
+    /// Whether `AcquireWrite` is offered on the SMP characteristic.
+    ///
+    /// Off by default for the reason ``SimulatedPeripheralOptions/offersAcquireWrite`` gives (bluetoothd 5.66 can
+    /// hand a server's acquired socket the first write late or stale); bluezoo gives a central `AcquireWrite` only
+    /// when the server offers it, so tests of that path turn it on.
+    public var offersAcquireWrite = false
+    /// Whether a boot takes MCUboot's swap time (``SimulatedSMPDevice/nextBootSwapDuration``, nRF52 flash) or none.
+    public var takesSwapTime = true
+    /// `CONFIG_MCUMGR_GRP_OS_RESET_MS`: Zephyr's delay between answering a reset and resetting (default 250 ms).
+    public var resetDelay = Duration.milliseconds(250)
+    /// The application's start-up after MCUboot, before it advertises again.
+    public var bootTime = Duration.milliseconds(100)
+    /// The faults to inject (see ``SMPLinkFaults``).
+    public var faults = FaultPlan()
+
+    /// The defaults.
+    public init() {}
+}
+
+/// The two slots of the simulated device, whole (trailers included).
+public struct SMPSlots: Sendable, Equatable {
+    /// Slot 0, the running image.
+    public var primary: [UInt8]
+    /// Slot 1, where uploads go.
+    public var secondary: [UInt8]
+
+    /// Creates a copy of the slots.
+    public init(primary: [UInt8], secondary: [UInt8]) {
+        self.primary = primary
+        self.secondary = secondary
+    }
+}
+
+/// What the device received of image uploads, counted from its answers: the evidence that a resumed upload sends
+/// nothing twice.
+public struct SMPUploadTally: Sendable, Equatable {
+    /// Image upload requests the device handled.
+    public var requests = 0
+    /// Image data bytes written to the secondary slot (chunks at the offset the device expected).
+    public var bytesWritten = 0
+    /// First chunks (with `len` and `sha`) answered with an offset past their own data: a resume, their data not
+    /// written.
+    public var resumeProbes = 0
+    /// Chunks at another offset than the device expected, answered with the expected one and not written.
+    public var staleChunks = 0
+    /// The data bytes of those stale chunks.
+    public var staleBytes = 0
+
+    /// An empty tally.
+    public init() {}
+}
+
+/// Something a ``SimulatedSMPPeripheral`` did or saw, in order.
+public enum SMPPeripheralEvent: Sendable, Equatable {
+    /// The GATT application (SMP service) and the advertisement are registered; again after every reboot.
+    case registered(adapter: AdapterInfo, name: String, serviceUUIDs: [String])
+    /// A central connected; the link's ATT MTU.
+    case connected(central: String, mtu: Int)
+    /// The central is gone; the slots and the upload tally as they are now.
+    case disconnected(central: String, slots: SMPSlots, tally: SMPUploadTally)
+    /// One request and its answer, summarised in a line (`> image upload off 0 len 131072 (292 bytes)`).
+    case exchange(String)
+    /// A line of the device's or the link's log: a boot, a fault.
+    case log(String)
+    /// The device booted; `swapped` when MCUboot moved a new image into slot 0 (an activation).
+    case booted(swapped: Bool, description: String, slots: SMPSlots)
+    /// Something the peripheral could not do as asked.
+    case warning(String)
+}

@@ -1,0 +1,181 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `nrfloader upload` of signed MCUboot images over SMP through BlueZ, against `nrfloader simulate --kind smp`, both
+/// run as a user runs them on the rig's private bus with bluezoo in between.
+@Suite("SMP over BlueZ", .tags(.integration), .enabled(if: BlueZRig.isAvailable, BlueZRig.unavailableReason))
+struct SMPOverBlueZTests {
+    static let root = TestPaths.repositoryRoot.path
+    /// imgtool 2.5.0, ECDSA P-256, version 1.4.0+130, 133,000-byte body: Tests/Data/smp-ble/README.md.
+    static let bigImage = root + "/Tests/Data/smp-ble/ecdsa-p256-130k.bin"
+    /// imgtool 2.5.0, ed25519, version 2.0.0, 9656 bytes: Tests/Data/mcuboot/README.md.
+    static let smallImage = root + "/Tests/Data/mcuboot/ed25519.bin"
+    static let peripheral = "C0:DE:00:00:00:02"
+
+    static func file(_ path: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    private static func upload(_ arguments: [String], rig: BlueZRig) -> ProcessResult {
+        ProcessRunner().run(
+            TestPaths.nrfloader, ["upload", "--adapter", "hci0"] + arguments,
+            environment: ["DBUS_SYSTEM_BUS_ADDRESS": rig.bus.address])
+    }
+
+    private static func report(_ result: ProcessResult, _ simulator: SimulateProcess, _ rig: BlueZRig) -> Comment {
+        Comment(
+            rawValue: "upload stdout:\n\(result.stdoutText)\nupload stderr:\n\(result.stderrText)\nsimulate stdout:\n"
+                + simulator.lines.joined(separator: "\n") + "\nsimulate stderr:\n\(simulator.log)\nrig log:\n\(rig.log)"
+        )
+    }
+
+    private static func jsonLines(_ text: String) throws -> [[String: Any]] {
+        try text.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+        }
+    }
+
+    @Test(
+        "a 130 KiB signed image: test, reset, reconnect, confirm; slot 0 holds it byte for byte, slot 1 the old one",
+        arguments: [false, true])
+    func testAndConfirm(acquireWrite: Bool) async throws {
+        let images = try TemporaryDirectory()
+        defer { images.remove() }
+        try await BlueZRig.with { rig in
+            let simulator = try await rig.startSimulate(
+                [
+                    "--adapter", "hci1", "--kind", "smp", "--flash", "instant", "--save-images", images.path,
+                    "--exit-after", "1",
+                ] + (acquireWrite ? ["--acquire-write"] : []))
+            let image = try Self.file(Self.bigImage)
+            let result = Self.upload(["--target", Self.peripheral, Self.bigImage], rig: rig)
+            #expect(result.status == 0, Self.report(result, simulator, rig))
+            #expect(
+                result.stdoutText
+                    == "image 1.4.0.130 (hash d6b1b0440f77baf2…) confirmed by the device: slot 0, active confirmed; "
+                    + "\(image.count) bytes uploaded\n", Self.report(result, simulator, rig))
+            #expect(
+                result.stderrText.contains(
+                    "uploading \(Self.bigImage) (MCUboot image 1.4.0+130, \(image.count) bytes) to "
+                        + "\(Self.peripheral) via hci0 over SMP"))
+            #expect(try await simulator.exit(within: .seconds(30)) == 0, "\(simulator.log)")
+            #expect(
+                simulator.lines == [
+                    "ready: smp 'Zephyr' on hci1 (C0:DE:00:00:00:02)",
+                    "activated: boot 2: swapped to 1.4.0+130 (test)",
+                    "advertising: smp 'Zephyr' on hci1 (C0:DE:00:00:00:02)",
+                ])
+            let slot0 = try Self.file(images.file("slot0.bin"))
+            let slot1 = try Self.file(images.file("slot1.bin"))
+            #expect(slot0.count == 0x4_0000 && slot1.count == 0x4_0000)
+            #expect(slot0.prefix(image.count) == ArraySlice(image))
+            // Confirmed: MCUboot's trailer at the end of slot 0 says image_ok (1 at -24) and the magic.
+            #expect(slot0[slot0.count - 24] == 1)
+            // The image that ran before (0.0.1, 4096 bytes of 0xA5 after a 32-byte header) was swapped into slot 1.
+            #expect(slot1[32..<(32 + 4096)].allSatisfy { $0 == 0xA5 })
+            #expect(simulator.log.contains("simulate: 1 activation(s); image upload: "))
+            #expect(simulator.log.contains("\(image.count) bytes written, 0 resume probe(s), 0 stale chunk(s)"))
+        }
+    }
+
+    @Test("a disconnect mid-upload resumes at the device's offset: no byte is sent twice beyond it; --json checked")
+    func resumeAfterDisconnect() async throws {
+        try await BlueZRig.with { rig in
+            let simulator = try await rig.startSimulate([
+                "--adapter", "hci1", "--kind", "smp", "--flash", "instant", "--sim-fault", "disconnect@60000",
+                "--exit-after", "1", "--json",
+            ])
+            let image = try Self.file(Self.bigImage)
+            let result = Self.upload(["--target", Self.peripheral, Self.bigImage, "--json"], rig: rig)
+            #expect(result.status == 0, Self.report(result, simulator, rig))
+            let events = try Self.jsonLines(result.stdoutText)
+            #expect(events.allSatisfy { $0["schema"] as? Int == 1 })
+            #expect(events.first?["event"] as? String == "begin")
+            #expect(events.first?["protocol"] as? String == "smp")
+            let last = try #require(events.last)
+            #expect(events.filter { $0["event"] as? String == "result" }.count == 1)
+            #expect(last["event"] as? String == "result")
+            #expect(last["state"] as? String == "confirmed")
+            #expect(last["bytes_uploaded"] as? Int == image.count)
+            let state = try #require(last["image"] as? [String: Any])
+            // The version as Zephyr's image state shows it (major.minor.revision.build).
+            #expect(state["version"] as? String == "1.4.0.130")
+            #expect(state["slot"] as? Int == 0)
+            #expect(state["active"] as? Bool == true && state["confirmed"] as? Bool == true)
+            let smp = try #require(last["smp"] as? [String: Any])
+            // The link loss (the reconnection after the reset is part of test-and-confirm, not counted).
+            #expect(smp["reconnects"] as? Int == 1, "\(smp)")
+
+            #expect(try await simulator.exit(within: .seconds(30)) == 0, "\(simulator.log)")
+            let served = try Self.jsonLines(simulator.lines.joined(separator: "\n"))
+            let tally = try #require(served.last?["upload"] as? [String: Any], "\(simulator.lines)")
+            // Every image byte reached flash exactly once, and no chunk came at an offset the device had passed.
+            #expect(tally["bytes_written"] as? Int == image.count, "\(tally)")
+            #expect(tally["stale_chunks"] as? Int == 0, "\(tally)")
+            #expect(tally["resume_probes"] as? Int == 0, "\(tally)")
+            // After the link loss the first upload request is at the offset the device last answered with.
+            let log = simulator.log.split(separator: "\n").map(String.init)
+            let fault = try #require(log.firstIndex { $0.hasPrefix("fault: link dropped after") }, "\(simulator.log)")
+            let answered = try #require(log[..<fault].last { $0.contains("group 1 id 1 ") }?.split(separator: " ").last)
+            let resumed = try #require(log[fault...].first { $0.hasPrefix("> write group 1 id 1 ") })
+            #expect(resumed.contains(" off \(answered) data "), "answered \(answered), then: \(resumed)")
+        }
+    }
+
+    @Test("an MCUboot image for a device that offers only nRF5 DFU: one line naming both, exit 69")
+    func mcubootImageToDFUDevice() async throws {
+        try await BlueZRig.with { rig in
+            let simulator = try await rig.startSimulate(["--adapter", "hci1", "--kind", "secure"])
+            let result = Self.upload(["--target", Self.peripheral, Self.smallImage], rig: rig)
+            #expect(result.status == 69, Self.report(result, simulator, rig))
+            #expect(
+                result.stderrText.hasSuffix(
+                    "Error: transport failed: C0:DE:00:00:00:02 offers nRF5 Secure DFU (service FE59), not SMP (MCUmgr service "
+                        + "8D53DC1D-1DB7-4CD3-868B-8A527460AA84): an MCUboot image goes over SMP only\n"),
+                Self.report(result, simulator, rig))
+            #expect(result.stdoutText.isEmpty)
+        }
+    }
+
+    @Test("a DFU package for a device that offers only SMP: one line naming both, exit 69")
+    func dfuPackageToSMPDevice() async throws {
+        try await BlueZRig.with { rig in
+            let simulator = try await rig.startSimulate(["--adapter", "hci1", "--kind", "smp"])
+            let package = Self.root + "/Tests/Data/packages/nrfutil617-blinky-signed.zip"
+            let result = Self.upload(["--target", Self.peripheral, package], rig: rig)
+            #expect(result.status == 69, Self.report(result, simulator, rig))
+            #expect(
+                result.stderrText.hasSuffix(
+                    "C0:DE:00:00:00:02 offers SMP (MCUmgr service 8D53DC1D-1DB7-4CD3-868B-8A527460AA84), not nRF5 DFU "
+                        + "(Secure FE59 or legacy 1530): a DFU package or image cannot go to it; give a signed MCUboot "
+                        + "image, which goes over SMP\n"), Self.report(result, simulator, rig))
+        }
+    }
+
+    @Test("scan lists the SMP device with its protocol, in text and --json; upload --name finds it")
+    func scanAndName() async throws {
+        try await BlueZRig.with { rig in
+            let simulator = try await rig.startSimulate(["--adapter", "hci1", "--kind", "smp", "--name", "smp-sim"])
+            let environment = ["DBUS_SYSTEM_BUS_ADDRESS": rig.bus.address]
+            let json = ProcessRunner().run(
+                TestPaths.nrfloader, ["scan", "--adapter", "hci0", "--timeout", "3", "--json"],
+                environment: environment)
+            #expect(json.status == 0, "\(json.stderrText)")
+            #expect(
+                json.stdoutText.hasPrefix(
+                    #"{"address":"C0:DE:00:00:00:02","dfu":["smp"],"event":"device","name":"smp-sim","rssi":"#),
+                "\(json.stdoutText)")
+            let text = ProcessRunner().run(
+                TestPaths.nrfloader, ["scan", "--adapter", "hci0", "--timeout", "3"], environment: environment)
+            #expect(text.status == 0)
+            let rows = text.stdoutText.split(separator: "\n")
+            #expect(rows.first?.hasPrefix("ADDRESS") == true)
+            #expect(rows.count == 2 && rows[1].hasPrefix("C0:DE:00:00:00:02  smp-sim") && rows[1].hasSuffix("smp"))
+            let result = Self.upload(
+                ["--name", "smp-sim", Self.smallImage, "--smp-mode", "upload-only"], rig: rig)
+            #expect(result.status == 0, Self.report(result, simulator, rig))
+            #expect(result.stdoutText.hasSuffix("uploaded by the device: slot 1, -; 9656 bytes uploaded\n"))
+        }
+    }
+}
