@@ -8,7 +8,8 @@
 #   --rounds K      run the scenario set K times in a row in one boot (default 1; 0 for none)
 #   --soak N        then N secure uploads in a row, printed as successes/N
 #   --bench         then nrfloader's upload throughput over a bare Python central's on the same target
-#                   (medians of $BENCH_PAIRS alternating runs of each, default 5, and their CPU seconds)
+#                   (medians of $BENCH_PAIRS alternating runs of each, default 5, and their CPU seconds), and
+#                   SMP: nrfloader's upload time against smpmgr's on the same `simulate --kind smp` target
 #   --work NAME     the run's directory under .build-vm/ (default work), so two runs can share the cache
 # Prints the tier, one line per scenario (pass/fail, seconds) and "N passed, N failed"; exits non-zero if
 # any scenario failed or the VM could not boot. Kernel, initramfs and logs live under .build-vm/; btmon runs in
@@ -25,7 +26,7 @@ SOAK=0
 BENCH=0
 WORK_NAME=work
 ALL="secure secure-no-acquire secure-catalog sd-bl-app legacy legacy-catalog buttonless two-sessions"
-ALL="$ALL fleet scan-then-upload name"
+ALL="$ALL fleet scan-then-upload name smp smp-resume"
 SCENARIOS=$ALL
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -145,10 +146,11 @@ SOAK=$SOAK
 BENCH=$BENCH
 BENCH_PAIRS=$BENCH_PAIRS
 SCENARIOS="$SCENARIOS"
+SMPMGR=$PWD/.build-rig/smp-venv/bin/smpmgr
 EOF
 
 # --- boot; the guest powers off when done, the timeout is for a hung VM
-budget=$((300 + ROUNDS * 900 + SOAK * 150 + BENCH * BENCH_PAIRS * 120))
+budget=$((300 + ROUNDS * 900 + SOAK * 150 + BENCH * BENCH_PAIRS * 240))
 say "tier: real bluetoothd (qemu TCG, Debian kernel $release, $(/usr/libexec/bluetooth/bluetoothd -v 2>/dev/null ||
 	echo '?') bluetoothd), binary $BINARY, rounds $ROUNDS, soak $SOAK, bench $BENCH"
 started=$SECONDS
@@ -177,8 +179,9 @@ if [ "$SOAK" -gt 0 ]; then
 	echo "soak: $soaked/$SOAK secure uploads succeeded"
 fi
 [ -f "$WORK/throughput.txt" ] && echo "throughput: $(cat "$WORK/throughput.txt")"
+[ -f "$WORK/smp-throughput.txt" ] && echo "smp-throughput: $(cat "$WORK/smp-throughput.txt")"
 guest_status=$(cat "$WORK/guest.status" 2>/dev/null || echo none)
-expected=$((ROUNDS * $(wc -w <<<"$SCENARIOS") + SOAK + BENCH))
+expected=$((ROUNDS * $(wc -w <<<"$SCENARIOS") + SOAK + 2 * BENCH))
 if [ "$guest_status" != 0 ] || [ $((passed + failed)) -lt "$expected" ]; then
 	say "the guest ended with status $guest_status after $((passed + failed)) of $expected scenarios"
 	[ $((passed + failed)) -ge "$expected" ] || failed=$((failed + expected - passed - failed))

@@ -251,6 +251,60 @@ scenario_name() {
 
 scenario_soak_secure() { scenario_secure; }
 
+# --- SMP (issue 20): `simulate --kind smp`, a Zephyr application with MCUmgr's SMP service on MCUboot.
+SMP_IMAGE=$DATA/firmware/selftest-nrf52840dk-mcuboot.bin
+
+# prefix EXPECTED SAVED: SAVED (in $DIR/${IMAGES:-images}) begins with EXPECTED byte for byte (a slot is longer than
+# the image in it).
+prefix() {
+	local expected=$1 saved=$DIR/${IMAGES:-images}/$2
+	[ -f "$saved" ] || {
+		DETAIL="simulate saved no ${IMAGES:-images}/$2"
+		return 1
+	}
+	head -c "$(stat -c %s "$expected")" "$saved" | cmp -s - "$expected" && return 0
+	DETAIL="$2 does not begin with $(basename "$expected")"
+	return 1
+}
+
+# reported NAME STATE: the last object of upload NAME's --json output reports the device's state STATE.
+reported() {
+	tail -n 1 "$DIR/$1.out" | grep -q "\"state\":\"$2\"" && return 0
+	DETAIL="upload $1 ended with: $(tail -n 1 "$DIR/$1.out" | cut -d' ' -f2- | cut -c1-300)"
+	return 1
+}
+
+# resumed NAME BYTES: upload NAME went on after a lost link from where the device stopped (an offset above 0), and
+# once simulate has exited, its summary says every image byte was written once (BYTES bytes) and no chunk came at an
+# offset the device did not expect.
+resumed() {
+	grep -q '"message":"resuming the upload at offset [1-9][0-9]*, where the device stopped"' "$DIR/$1.out" || {
+		DETAIL="upload $1 did not resume from the device's offset"
+		return 1
+	}
+	stop_sim 30
+	local line
+	line=$(grep -h 'image upload:' "$DIR/sim$SIM_COUNT.err")
+	[[ $line == *" $2 bytes written, "* && $line == *" 0 stale chunk(s) "* ]] && return 0
+	DETAIL="simulate: ${line:-no summary}"
+	return 1
+}
+
+# Upload, test, reset, reconnect, confirm (--smp-mode test-and-confirm, the default): the device runs the image and
+# reports it confirmed.
+scenario_smp() {
+	start_sim hci1 1 --kind smp && upload smp --target "$HCI1" "$SMP_IMAGE" && wait_for 30 activations 1 &&
+		reported smp confirmed && prefix "$SMP_IMAGE" slot0.bin
+}
+
+# The device drops the link after 60000 bytes; the upload goes on from the offset the device reports, and no byte
+# is written twice.
+scenario_smp_resume() {
+	start_sim hci1 1 --kind smp --sim-fault disconnect@60000 && upload smp-resume --target "$HCI1" "$SMP_IMAGE" &&
+		wait_for 30 activations 1 && reported smp-resume confirmed && prefix "$SMP_IMAGE" slot0.bin &&
+		resumed smp-resume "$(stat -c %s "$SMP_IMAGE")"
+}
+
 # rate FILE BYTES: bytes per second of a stamped `upload --json` output, from its first progress event after
 # connecting to the device's confirmation of the last part (the bare central's span: first request to last
 # Execute response).
@@ -346,6 +400,55 @@ scenario_throughput() {
 	[ "$failed" = 0 ] && [ -n "$ours_median" ] && [ -n "$bare_median" ]
 }
 
+# The same signed image uploaded (upload only) to `simulate --kind smp --flash instant` by nrfloader and by smpmgr
+# 0.19.1 (the host's .build-rig/smp-venv, read over 9p; bleak through the same bluetoothd), $BENCH_PAIRS alternating
+# pairs; each run's wall-clock time (process start to exit: finding, connecting and Python's start-up included) and
+# CPU seconds, and the ratio of the medians. Both leave slot 1 holding the image, byte for byte.
+bench_smp() {
+	local tool=$1 run=$2 name=smp-$1-$2
+	bench_stack || return 1
+	DETAIL=
+	IMAGES=images-$name start_sim hci1 1 --kind smp --flash instant || return 1
+	local began=$EPOCHREALTIME status
+	if [ "$tool" = nrfloader ]; then
+		/usr/bin/time -o "$DIR/$name.cpu" -f "%U %S" timeout -s INT 300 "$NRF" upload --adapter hci0 --quiet \
+			--smp-mode upload-only --target "$HCI1" "$SMP_IMAGE" >"$DIR/$name.out" 2>"$DIR/$name.err"
+	else
+		/usr/bin/time -o "$DIR/$name.cpu" -f "%U %S" timeout -s INT 300 "$SMPMGR" --ble "$HCI1" --timeout 10 \
+			image upload "$SMP_IMAGE" >"$DIR/$name.out" 2>"$DIR/$name.err"
+	fi
+	status=$?
+	local seconds
+	seconds=$(awk -v a="$began" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
+	stop_sim 0
+	if [ "$status" = 0 ] && IMAGES=images-$name prefix "$SMP_IMAGE" slot1.bin; then
+		eval "${tool}_s+=(\"\$seconds\")"
+		eval "${tool}_cpu+=(\"\$(cpu_seconds \"\$DIR/\$name.cpu\")\")"
+	else
+		note "smp-throughput: $tool run $run failed (exit $status): ${DETAIL:-$(tail -n 1 "$DIR/$name.err")}"
+		failed=$((failed + 1))
+	fi
+}
+
+scenario_smp_throughput() {
+	local i failed=0 nrfloader_s=() smpmgr_s=() nrfloader_cpu=() smpmgr_cpu=()
+	for ((i = 1; i <= ${BENCH_PAIRS:-5}; i++)); do
+		if ((i % 2)); then
+			bench_smp nrfloader "$i" && bench_smp smpmgr "$i"
+		else
+			bench_smp smpmgr "$i" && bench_smp nrfloader "$i"
+		fi
+	done
+	local a b
+	a=$(printf '%s\n' "${nrfloader_s[@]}" | sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
+	b=$(printf '%s\n' "${smpmgr_s[@]}" | sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
+	DETAIL="$(stat -c %s "$SMP_IMAGE")-byte image, upload only; seconds per run: nrfloader ${nrfloader_s[*]:-none}, smpmgr ${smpmgr_s[*]:-none}"
+	[ -n "$a" ] && [ -n "$b" ] && DETAIL="$DETAIL; medians $a s and $b s, ratio $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')"
+	DETAIL="$DETAIL; CPU seconds: nrfloader ${nrfloader_cpu[*]:-none}, smpmgr ${smpmgr_cpu[*]:-none}"
+	echo "$DETAIL" >"$W/smp-throughput.txt"
+	[ "$failed" = 0 ] && [ -n "$a" ] && [ -n "$b" ]
+}
+
 # print_logs: the end of both sides' logs and of bluetoothd's since the scenario started.
 print_logs() {
 	local f
@@ -414,6 +517,7 @@ if [ "${SOAK:-0}" -gt 0 ]; then
 fi
 if [ "${BENCH:-0}" = 1 ]; then
 	run 1 throughput
+	run 1 smp-throughput
 fi
 kill -TERM "$BLUETOOTHD" $(jobs -p) 2>/dev/null
 wait
