@@ -46,6 +46,7 @@ let package = Package(
                 "SMPTargetAdapter",
                 "SMPSimulator",
                 "SMPSerial",
+                "MCUbootPackage",
             ],
             swiftSettings: strictSwift6
         ),
@@ -65,6 +66,7 @@ let package = Package(
             dependencies: ["Checksums", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSwift6
         ),
+        .target(name: "MCUbootPackage", dependencies: ["MCUbootImage", "DFUPackage"], swiftSettings: strictSwift6),
         .target(
             name: "Catalog",
             dependencies: ["CatalogEmbedded", "Checksums"],
@@ -195,6 +197,9 @@ let package = Package(
             name: "SMPSerialTests", dependencies: ["SMPSerial", "SMP", "SMPTargetAdapter"], swiftSettings: strictSwift6),
         .testTarget(
             name: "MCUbootImageTests", dependencies: ["MCUbootImage", "TestSupport"], swiftSettings: strictSwift6),
+        .testTarget(
+            name: "MCUbootPackageTests", dependencies: ["MCUbootPackage", "MCUbootImage", "TestSupport"],
+            swiftSettings: strictSwift6),
         .testTarget(
             name: "CLITests",
             dependencies: ["TestSupport", "Checksums", "DFUPackage", "SMP"],
