@@ -5,6 +5,7 @@ import DFUSigning
 import FirmwareInput
 import HexConverter
 import MCUbootImage
+import MCUbootPackage
 import PackageBuilder
 
 /// Failures of the command-line shell itself: files it could not read or write.
@@ -82,7 +83,7 @@ extension ExitStatus {
         case is FleetTargetListError: self = .usage
         case is BlueZError: self = .unavailable
         case is HexConverterError, is CatalogError, is FirmwareInputError, is DFUSigningError, is DFUPackageError,
-            is MCUbootImageError:
+            is MCUbootImageError, is MCUbootPackageError:
             self = .dataError
         default: self = .software
         }

@@ -1,12 +1,22 @@
 import ArgumentParser
 import MCUbootImage
+import MCUbootPackage
 import SMPSerial
 import SerialDFU
 
 extension UploadCommand {
+    /// `upload --port PATH dfu_application.zip`: every image of an nRF Connect SDK package over SMP, in one session.
+    func runSMPSerial(_ serial: SerialOptions, path: String, package: MCUbootPackage) async throws {
+        try await runSMPSerial(serial, path: path, input: SMPUpdateInput(package: package))
+    }
+
     /// `upload --port PATH IMAGE.bin` with a signed MCUboot image: SMP (MCUmgr) over Zephyr's console framing, to an
     /// application with the MCUmgr UART transport or to MCUboot's serial recovery.
     func runSMPSerial(_ serial: SerialOptions, path: String, image: MCUbootImage) async throws {
+        try await runSMPSerial(serial, path: path, input: SMPUpdateInput(image: image))
+    }
+
+    private func runSMPSerial(_ serial: SerialOptions, path: String, input: SMPUpdateInput) async throws {
         if serial.touch != nil {
             throw ValidationError("--touch does not apply to an MCUboot image: '\(path)' is spoken to over SMP")
         }
@@ -21,6 +31,6 @@ extension UploadCommand {
         // As for serial DFU: --timeout also bounds each connection (the port appearing and the device answering echo).
         if let timeout = engineOptions.timeout { configuration.connectionTimeout = .seconds(timeout) }
         try await uploadSMP(
-            image, named: path, over: SerialSMPTransport(options: options), configuration: configuration)
+            input, named: path, over: SerialSMPTransport(options: options), configuration: configuration)
     }
 }

@@ -16,6 +16,9 @@ extension UploadCommand {
         if let image = read.image {
             return try await runSMPSerial(serial, path: try Self.resolvePort(requested), image: image)
         }
+        if let package = read.package {
+            return try await runSMPSerial(serial, path: try Self.resolvePort(requested), package: package)
+        }
         let firmware = try loadInput(defaultProtocol: .secure, contents: read.contents)
         try initPacketOptions.verifySignatures(of: firmware)
         let path = try Self.resolvePort(requested)
