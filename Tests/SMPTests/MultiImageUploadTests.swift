@@ -142,6 +142,10 @@ import Testing
         // Each image's acknowledged bytes add up to its size exactly: no byte below the device's offset went twice.
         #expect(result.images.map(\.bytesUploaded) == images.map(\.bytes.count))
         #expect(run.transport.device.log.filter { $0.hasPrefix("upload started") }.count == 2)
+        // Every chunk went at the offset the device expected: it never had to name another.
+        #expect(!run.logs.contains { $0.hasPrefix("device expects offset") }, "\(run.logs)")
+        #expect(
+            run.logs.contains { $0.hasPrefix("image state: image 0 slot 0 0.0.1 ") && $0.contains("image 1 slot 0") })
         #expect(Array(run.transport.device.slots[2].prefix(images[1].bytes.count)) == images[1].bytes)
     }
 

@@ -710,9 +710,13 @@ public struct SMPUploader: Sendable {
         return actions
     }
 
+    /// The slots as a log line; with more than one image number listed, each slot is named with its image.
     private static func describe(_ slots: ImageStateResponse) -> String {
-        slots.slots.map { slot in
-            "slot \(slot.slot) \(slot.version) \(hexString(slot.hash.prefix(4)).replacingSpaces())… (\(slot.flagsDescription))"
+        let isMultiImage = slots.slots.contains { $0.image != 0 }
+        return slots.slots.map { slot in
+            (isMultiImage ? "image \(slot.image) " : "")
+                + "slot \(slot.slot) \(slot.version) \(hexString(slot.hash.prefix(4)).replacingSpaces())… "
+                + "(\(slot.flagsDescription))"
         }.joined(separator: ", ")
     }
 }
