@@ -31,7 +31,8 @@ enum SMPUploadSummary {
                     + "(\(entry.image.header.version), \(entry.image.bytes.count) bytes)"
             }
             Console.note(
-                "uploading \(input.name.escapedForTerminal) (\(input.images.count) MCUboot images) to "
+                "uploading \(input.name.escapedForTerminal) (\(input.images.count) MCUboot "
+                    + (input.images.count == 1 ? "image" : "images") + ") to "
                     + "\(target.escapedForTerminal) over SMP: " + parts.joined(separator: ", "))
         case .quiet:
             break

@@ -181,6 +181,22 @@ private let ncs = TestPaths.repositoryRoot.appendingPathComponent("Tests/Data/mc
         #expect(mcuboot.allSatisfy { ($0["signature"] as? [String: Any])?["valid"] as? Bool == true })
     }
 
+    @Test("text from the manifest reaches the terminal escaped; --json carries it as JSON escapes")
+    func escapesManifestText() throws {
+        let input = "\(ncs)/escape.zip"
+        let text = nrfloader(["info", input])
+        #expect(text.status == 0, "\(text.stderrText)")
+        #expect(text.stdoutText.contains("name:   evil\\x1b]52;c;aGk=\\x07\n"))
+        #expect(text.stdoutText.contains(" board\\x1b[31mred\n"))
+        #expect(!text.stdout.contains(0x1B))
+        let json = nrfloader(["info", input, "--json"])
+        #expect(json.stdoutText.contains(#""name":"evil\u001b]52;c;aGk=\u0007""#), "\(json.stdoutText)")
+        let upload = nrfloader(["upload", "--target", "sim:smp", input, "--sim-speed", "0"])
+        #expect(upload.status == 0, "\(upload.stderrText)")
+        #expect(upload.stderrText.contains("(1 MCUboot image) to sim:smp"))
+        #expect(!upload.stderr.contains(0x1B) && !upload.stdout.contains(0x1B))
+    }
+
     @Test("upload --port: the NCS zip goes over SMP to a two-image simulate-serial; both images confirmed")
     func serial() throws {
         let images = try TemporaryDirectory()
