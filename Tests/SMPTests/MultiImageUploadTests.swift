@@ -171,6 +171,43 @@ import Testing
         #expect("\(error)".hasPrefix("device refused image upload: rc 9 (IMG_MGMT_ERR_NO_FREE_SLOT"))
     }
 
+    @Test("driven by hand: image 1's first chunk names image 1 with its own len and sha, after image 0's state read")
+    func secondImageFirstChunk() throws {
+        let images = try Self.images()
+        var machine = SMPUploader(images: images, configuration: SMPUploadConfiguration())
+        _ = machine.start(at: .zero)
+        func frames(_ actions: [SMPAction]) -> [SMPFrame] {
+            actions.compactMap { if case .send(let bytes) = $0 { try? SMPFrame(decoding: bytes) } else { nil } }
+        }
+        func answer(_ request: SMPFrame, _ body: CBORValue) -> [UInt8] {
+            SMPFrame(
+                header: SMPHeader(
+                    operation: request.header.operation.response, version: request.header.version, length: 0,
+                    group: request.header.group, sequence: request.header.sequence, command: request.header.command),
+                body: body
+            ).encoded(style: .indefinite)
+        }
+        func running(_ image: Int) -> ImageSlotState {
+            ImageSlotState(
+                image: image, slot: 0, version: "0.0.1", hash: [UInt8](repeating: UInt8(image), count: 32),
+                isConfirmed: true, isActive: true)
+        }
+        var actions = machine.connected(mtu: 247, at: .zero)
+        actions = machine.receive(answer(frames(actions)[0], .map([CBORMapEntry("rc", .int(8))])), at: .zero)
+        // Image 0 is already in its secondary slot: the machine goes straight to image 1.
+        let held = ImageStateResponse(slots: [
+            running(0), ImageSlotState(image: 0, slot: 1, version: "2.1.0.7", hash: images[0].hash), running(1),
+        ])
+        actions = machine.receive(answer(frames(actions)[0], held.body), at: .zero)
+        let first = try #require(frames(actions).first)
+        #expect(first.header.group == 1 && first.header.command == 1)
+        #expect(first.body["image"] == .int(1))
+        #expect(first.body["off"] == .int(0))
+        #expect(first.body["len"] == .int(images[1].bytes.count))
+        #expect(first.body["sha"] == .bytes(images[1].fileSHA256))
+        #expect(actions.contains(.log("uploading image 1 (2 of 2): 12663 bytes")))
+    }
+
     @Test("the state read lists every slot of every image with its image number, as Zephyr does")
     func stateListsEveryImage() throws {
         var configuration = SimulatedSMPDevice.Configuration(slotSize: 0x8000)
