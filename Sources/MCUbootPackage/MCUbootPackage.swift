@@ -73,8 +73,8 @@ public struct MCUbootPackage: Sendable, Equatable {
         time = try fields.integer(manifest["time"], "time")
         name = try fields.string(manifest["name"], "name")
         guard let list = manifest["files"] else {
-            throw .badManifest(
-                archive: archive, field: "files", problem: "is missing (an nrfutil package has 'manifest')")
+            if manifest["manifest"] != nil { throw .nrfutilPackage(archive: archive) }
+            throw .badManifest(archive: archive, field: "files", problem: "is missing")
         }
         guard case .array(let entries) = list else {
             throw .badManifest(archive: archive, field: "files", problem: "is \(list.kind), not an array")

@@ -7,6 +7,8 @@ public enum MCUbootPackageError: Error, Sendable, Equatable, CustomStringConvert
     case zip(DFUPackageError)
     /// The archive has no `manifest.json`.
     case missingManifest(archive: String)
+    /// The archive is an nrfutil DFU package (its `manifest.json` holds `manifest`), for nRF5 DFU, not SMP.
+    case nrfutilPackage(archive: String)
     /// `manifest.json` is not a JSON object, or a field has an impossible value.
     case badManifest(archive: String, field: String, problem: String)
     /// The manifest lists a file the archive does not hold.
@@ -22,6 +24,9 @@ public enum MCUbootPackageError: Error, Sendable, Equatable, CustomStringConvert
         case .zip(let error): "\(error)"
         case .missingManifest(let archive):
             "\(archive): no manifest.json; not an nRF Connect SDK dfu_application.zip"
+        case .nrfutilPackage(let archive):
+            "\(archive): an nrfutil DFU package (manifest.json holds 'manifest'), not an nRF Connect SDK "
+                + "dfu_application.zip: an SMP device takes signed MCUboot images"
         case .badManifest(let archive, let field, let problem): "\(archive): manifest.json \(field) \(problem)"
         case .missingFile(let archive, let field, let file):
             "\(archive): manifest.json \(field) names '\(file)', which the archive does not hold"

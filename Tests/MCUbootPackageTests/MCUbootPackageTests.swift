@@ -85,13 +85,12 @@ import Testing
 
     @Test("an nrfutil package is not taken for an NCS one")
     func nrfutilPackage() throws {
-        let nordic = TestPaths.repositoryRoot.appendingPathComponent("Tests/Data")
-        let zips = try FileManager.default.subpathsOfDirectory(atPath: nordic.path).filter {
-            $0.hasSuffix(".zip") && !$0.hasPrefix("mcuboot/")
-        }
-        let first = try #require(zips.first)
+        let first = "nrfutil617-selftest-signed.zip"
+        let nordic = TestPaths.repositoryRoot.appendingPathComponent("Tests/Data/packages")
         let bytes = Array(try Data(contentsOf: nordic.appendingPathComponent(first)))
         #expect(!MCUbootPackage.isPackage(bytes))
-        #expect(throws: MCUbootPackageError.self) { _ = try MCUbootPackage(zip: bytes, archive: first) }
+        #expect(throws: MCUbootPackageError.nrfutilPackage(archive: first)) {
+            _ = try MCUbootPackage(zip: bytes, archive: first)
+        }
     }
 }
