@@ -47,6 +47,7 @@ let package = Package(
                 "SMPSimulator",
                 "SMPSerial",
                 "SMPBlueZ",
+                "MCUbootPackage",
             ],
             swiftSettings: strictSwift6
         ),
@@ -71,6 +72,7 @@ let package = Package(
             dependencies: ["Checksums", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSwift6
         ),
+        .target(name: "MCUbootPackage", dependencies: ["MCUbootImage", "DFUPackage"], swiftSettings: strictSwift6),
         .target(
             name: "Catalog",
             dependencies: ["CatalogEmbedded", "Checksums"],
@@ -207,6 +209,9 @@ let package = Package(
             name: "SMPSerialTests", dependencies: ["SMPSerial", "SMP", "SMPTargetAdapter"], swiftSettings: strictSwift6),
         .testTarget(
             name: "MCUbootImageTests", dependencies: ["MCUbootImage", "TestSupport"], swiftSettings: strictSwift6),
+        .testTarget(
+            name: "MCUbootPackageTests", dependencies: ["MCUbootPackage", "MCUbootImage", "TestSupport"],
+            swiftSettings: strictSwift6),
         .testTarget(
             name: "CLITests",
             dependencies: ["TestSupport", "Checksums", "DFUPackage", "SMP"],

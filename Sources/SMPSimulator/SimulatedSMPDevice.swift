@@ -2,8 +2,13 @@ import Checksums
 import MCUbootImage
 public import SMP
 
-/// A Zephyr application with MCUmgr's OS and image groups on an MCUboot bootloader (swap mode, two slots), as a
-/// sans-IO machine: request frames in, answer frames and a reboot flag out.
+/// A Zephyr application with MCUmgr's OS and image groups on an MCUboot bootloader (swap mode, a primary and a
+/// secondary slot per updatable image), as a sans-IO machine: request frames in, answer frames and a reboot flag out.
+///
+/// With several images (`CONFIG_MCUMGR_GRP_IMG_UPDATABLE_IMAGE_NUMBER` > 1, as on an nRF5340: image 0 the
+/// application core, image 1 the network core), image `n` has slots `2n` and `2n + 1`; an upload goes to the
+/// secondary slot of the image its first chunk names, the state read lists every image's slots with an `image`
+/// field (`img_mgmt_state_read`), and MCUboot swaps each pair on its own at boot.
 ///
 /// It follows Zephyr's handlers as read in the source (`img_mgmt.c`, `zephyr_img_mgmt.c`, `img_mgmt_state.c`,
 /// `os_mgmt.c`, `smp.c`), independently of ``SMPUploader``, so that it serves as an oracle:
@@ -34,6 +39,24 @@ public struct SimulatedSMPDevice: Sendable {
         public var answersParameters = false
         /// `CONFIG_MCUMGR_TRANSPORT_NETBUF_SIZE` and `_COUNT`, reported when ``answersParameters`` is set.
         public var parameters = MCUmgrParameters(bufferSize: 384, bufferCount: 4)
+        /// `CONFIG_MCUMGR_GRP_IMG_UPDATABLE_IMAGE_NUMBER`: how many images the device updates (Zephyr supports 1
+        /// to 3 here; the simulator any number from 1).
+        public var imageCount = 1
+        /// Which slots of an image other than the running application (image 0) may be confirmed.
+        public var otherImageConfirmation = OtherImageConfirmation.any
+
+        /// Zephyr's `CONFIG_MCUMGR_GRP_IMG_ALLOW_CONFIRM_NON_ACTIVE_IMAGE_SECONDARY` and `_ANY`
+        /// (`img_mgmt_set_next_boot_slot`): whether a confirm for image 1 or above is refused with
+        /// `IMG_MGMT_ERR_IMAGE_CONFIRMATION_DENIED`.
+        public enum OtherImageConfirmation: Sendable, Equatable {
+            /// Both options off: every confirm of another image is refused.
+            case denied
+            /// `_SECONDARY`: its secondary slot may be confirmed (a permanent swap), its running slot not.
+            case secondarySlot
+            /// `_ANY`: any slot, so a tested network core image can be confirmed after the reset; Nordic's
+            /// multi-image `smp_svr` configurations set it, and so does the simulator by default.
+            case any
+        }
 
         /// Creates a configuration.
         ///
@@ -45,13 +68,16 @@ public struct SimulatedSMPDevice: Sendable {
 
     /// The device's options.
     public let configuration: Configuration
-    /// The primary slot (slot 0), the running image.
-    public private(set) var primary: [UInt8]
-    /// The secondary slot (slot 1), where uploads go.
-    public private(set) var secondary: [UInt8]
+    /// Every slot, image by image: image `n`'s primary (running) slot at `2n`, its secondary at `2n + 1`.
+    public private(set) var slots: [[UInt8]]
+    /// Image 0's primary slot (slot 0), the running application.
+    public var primary: [UInt8] { slots[0] }
+    /// Image 0's secondary slot (slot 1), where its uploads go.
+    public var secondary: [UInt8] { slots[1] }
     /// Boots so far, the first power-on included.
     public private(set) var bootCount = 1
-    /// Boots that swapped a new image into the primary slot (test or permanent), reverts not counted.
+    /// Boots that swapped a new image into a primary slot (test or permanent; one boot however many images it
+    /// swapped), reverts not counted.
     public private(set) var swapCount = 0
     /// What the device did, one line per event, for tests and `--verbose`.
     public private(set) var log: [String] = []
@@ -62,6 +88,8 @@ public struct SimulatedSMPDevice: Sendable {
     private var forcedAnswers: [(id: UInt8, rc: Int)] = []
 
     private struct UploadState: Sendable {
+        /// The image number the first chunk named.
+        var image: Int
         var offset: Int
         var size: Int
         var sha: [UInt8]
@@ -69,15 +97,38 @@ public struct SimulatedSMPDevice: Sendable {
 
     /// Creates a device running `running` (an MCUboot image placed in the primary slot, confirmed).
     ///
+    /// With ``Configuration/imageCount`` above 1, image `n` ≥ 1 runs a hash-only image of version 0.0.1 whose body
+    /// is 4 KiB of the byte `n`.
+    ///
     /// - Parameters:
     ///   - configuration: The device's options.
     ///   - running: The image in slot 0.
     public init(configuration: Configuration, running: [UInt8]) {
-        precondition(running.count <= configuration.slotSize, "the running image is larger than a slot")
+        let others = (1..<max(1, configuration.imageCount)).map { image in
+            UnsignedImageBuilder.image(
+                version: MCUbootVersion(major: 0, minor: 0, revision: 1, build: 0),
+                body: [UInt8](repeating: UInt8(truncatingIfNeeded: image), count: 4096))
+        }
+        self.init(configuration: configuration, running: [running] + others)
+    }
+
+    /// Creates a device whose image `n` runs `running[n]` (each placed in its primary slot, confirmed).
+    ///
+    /// - Parameters:
+    ///   - configuration: The device's options; ``Configuration/imageCount`` must be `running.count`.
+    ///   - running: The running image of each image number.
+    public init(configuration: Configuration, running: [[UInt8]]) {
+        precondition(configuration.imageCount >= 1, "a device updates at least one image")
+        precondition(running.count == configuration.imageCount, "one running image per image number")
         self.configuration = configuration
-        primary = running + [UInt8](repeating: 0xFF, count: configuration.slotSize - running.count)
-        secondary = [UInt8](repeating: 0xFF, count: configuration.slotSize)
-        Trailer.write(&primary, imageOK: true, copyDone: true)
+        var slots: [[UInt8]] = []
+        for image in running {
+            precondition(image.count <= configuration.slotSize, "a running image is larger than a slot")
+            var primary = image + [UInt8](repeating: 0xFF, count: configuration.slotSize - image.count)
+            Trailer.write(&primary, imageOK: true, copyDone: true)
+            slots += [primary, [UInt8](repeating: 0xFF, count: configuration.slotSize)]
+        }
+        self.slots = slots
     }
 
     /// Forces the answer to the next image-group request with command `id` (the `respond@ID:RC` fault).
@@ -199,11 +250,13 @@ public struct SimulatedSMPDevice: Sendable {
             var sha: [UInt8] = []
             if case .bytes(let given)? = body["sha"] { sha = given }
             guard sha.count <= 32 else { return .imageError(ImageManagementError.invalidHash.rawValue) }
-            if let upload, !sha.isEmpty, upload.sha == sha {
-                log.append("upload resumed at offset \(upload.offset)")
+            let image = body["image"]?.intValue ?? 0
+            if let upload, !sha.isEmpty, upload.sha == sha, upload.image == image {
+                log.append("upload resumed at offset \(upload.offset)\(imageLabel(image))")
                 return .ok(.map([CBORMapEntry("off", .int(upload.offset))]))
             }
-            guard !isSecondaryInUse else {
+            // img_mgmt_get_unused_slot_area_id: no slot for an image number the device does not update.
+            guard (0..<configuration.imageCount).contains(image), !isSecondaryInUse(image: image) else {
                 upload = nil
                 return .imageError(ImageManagementError.noFreeSlot.rawValue)
             }
@@ -211,9 +264,9 @@ public struct SimulatedSMPDevice: Sendable {
                 upload = nil
                 return .imageError(ImageManagementError.imageTooLarge.rawValue)
             }
-            secondary = [UInt8](repeating: 0xFF, count: configuration.slotSize)
-            upload = UploadState(offset: 0, size: size, sha: sha)
-            log.append("upload started: \(size) bytes, secondary slot erased")
+            slots[2 * image + 1] = [UInt8](repeating: 0xFF, count: configuration.slotSize)
+            upload = UploadState(image: image, offset: 0, size: size, sha: sha)
+            log.append("upload started: \(size) bytes\(imageLabel(image)), secondary slot erased")
         } else {
             guard let current = upload, offset == current.offset else {
                 // "Invalid offset. Drop the data, and respond with the offset we're expecting data for."
@@ -225,15 +278,17 @@ public struct SimulatedSMPDevice: Sendable {
             }
         }
         guard var current = upload else { preconditionFailure("upload state vanished") }
-        secondary.replaceSubrange(current.offset..<current.offset + data.count, with: data)
+        let slot = 2 * current.image + 1
+        slots[slot].replaceSubrange(current.offset..<current.offset + data.count, with: data)
         current.offset += data.count
         var answer = [CBORMapEntry("off", .int(current.offset))]
         if current.offset == current.size {
-            log.append("upload complete: \(current.size) bytes")
+            log.append("upload complete: \(current.size) bytes\(imageLabel(current.image))")
             upload = nil
             // CONFIG_IMG_ENABLE_IMAGE_CHECK: the last answer says whether the data's SHA-256 matches `sha`.
             if current.sha.count == 32 {
-                answer.append(CBORMapEntry("match", .bool(SHA256.hash(secondary.prefix(current.size)) == current.sha)))
+                answer.append(
+                    CBORMapEntry("match", .bool(SHA256.hash(slots[slot].prefix(current.size)) == current.sha)))
             }
         } else {
             upload = current
@@ -241,9 +296,14 @@ public struct SimulatedSMPDevice: Sendable {
         return .ok(.map(answer))
     }
 
+    /// " (image N)" on a device with several images; nothing on a single-image one, whose log stays as it was.
+    private func imageLabel(_ image: Int) -> String {
+        configuration.imageCount > 1 ? " (image \(image))" : ""
+    }
+
     // MARK: - State (img_mgmt_state.c)
 
-    /// MCUboot's swap type for the next boot (`boot_swap_type`, simplified to the states this device reaches).
+    /// MCUboot's swap type for the next boot (`boot_swap_type_multi`, simplified to the states this device reaches).
     private enum SwapType {
         case none
         case test
@@ -251,35 +311,41 @@ public struct SimulatedSMPDevice: Sendable {
         case revert
     }
 
-    private var swapType: SwapType {
-        let secondaryTrailer = Trailer(secondary)
+    private func swapType(image: Int) -> SwapType {
+        let secondaryTrailer = Trailer(slots[2 * image + 1])
         if secondaryTrailer.hasMagic { return secondaryTrailer.imageOK ? .permanent : .test }
-        let primaryTrailer = Trailer(primary)
+        let primaryTrailer = Trailer(slots[2 * image])
         if primaryTrailer.hasMagic, primaryTrailer.copyDone, !primaryTrailer.imageOK { return .revert }
         return .none
     }
 
-    /// `img_mgmt_slot_in_use(1)`: a pending or revert slot may not be uploaded to.
-    private var isSecondaryInUse: Bool { swapType != .none }
+    /// `img_mgmt_slot_in_use`: a pending or revert secondary slot may not be uploaded to.
+    private func isSecondaryInUse(image: Int) -> Bool { swapType(image: image) != .none }
 
     /// The image state answer (`img_mgmt_state_read`).
+    ///
+    /// Each image's primary, then its secondary, with an `image` field when the device updates more than one image.
+    /// Each image's running slot is `active`.
     private var stateBody: CBORValue {
-        let type = swapType
-        var slots: [ImageSlotState] = []
-        if let image = Self.slotImage(primary) {
-            slots.append(
-                ImageSlotState(
-                    slot: 0, version: image.header.version.smpDescription, hash: image.storedHash ?? [],
-                    isBootable: image.header.flags & 0x10 == 0, isConfirmed: type != .revert, isActive: true))
+        var entries: [CBORValue] = []
+        for image in 0..<configuration.imageCount {
+            let type = swapType(image: image)
+            for slot in 0...1 {
+                guard let contents = Self.slotImage(slots[2 * image + slot]) else { continue }
+                let state = ImageSlotState(
+                    image: image, slot: slot, version: contents.header.version.smpDescription,
+                    hash: contents.storedHash ?? [], isBootable: contents.header.flags & 0x10 == 0,
+                    isPending: slot == 1 && (type == .test || type == .permanent),
+                    isConfirmed: slot == 0 ? type != .revert : type == .revert, isActive: slot == 0,
+                    isPermanent: slot == 1 && type == .permanent)
+                guard configuration.imageCount > 1, case .map(let fields) = state.body else {
+                    entries.append(state.body)
+                    continue
+                }
+                entries.append(.map([CBORMapEntry("image", .int(image))] + fields))
+            }
         }
-        if let image = Self.slotImage(secondary) {
-            slots.append(
-                ImageSlotState(
-                    slot: 1, version: image.header.version.smpDescription, hash: image.storedHash ?? [],
-                    isBootable: image.header.flags & 0x10 == 0, isPending: type == .test || type == .permanent,
-                    isConfirmed: type == .revert, isPermanent: type == .permanent))
-        }
-        return ImageStateResponse(slots: slots).body
+        return .map([CBORMapEntry("images", .array(entries)), CBORMapEntry("splitStatus", .int(0))])
     }
 
     /// The image in a slot as `img_mgmt_read_info` finds it: a header, TLVs and a SHA-256 TLV; `nil` otherwise.
@@ -294,24 +360,32 @@ public struct SimulatedSMPDevice: Sendable {
             guard case .bool(let flag) = value else { return .mcumgrError(MCUmgrError.invalidValue.rawValue) }
             confirm = flag
         }
+        var image = 0
         var slot: Int
         switch body["hash"] {
         case nil:
+            // Confirm without a hash: the running slot of the running application.
             guard confirm else { return .imageError(ImageManagementError.invalidHash.rawValue) }
             slot = 0
         case .bytes(let hash)? where hash.count == 32:
-            if Self.slotImage(primary)?.storedHash == hash {
-                slot = 0
-            } else if Self.slotImage(secondary)?.storedHash == hash {
-                slot = 1
-            } else {
+            // img_mgmt_find_by_hash: every slot of every image.
+            guard let found = slots.indices.first(where: { Self.slotImage(slots[$0])?.storedHash == hash }) else {
                 return .imageError(ImageManagementError.hashNotFound.rawValue)
             }
+            image = found / 2
+            slot = found % 2
         default:
             return .imageError(ImageManagementError.invalidHash.rawValue)
         }
-        // img_mgmt_set_next_boot_slot, swap mode.
-        let type = swapType
+        // img_mgmt_set_next_boot_slot, swap mode; the running application is image 0.
+        if confirm && image != 0 {
+            switch configuration.otherImageConfirmation {
+            case .any: break
+            case .secondarySlot where slot == 1: break
+            case .secondarySlot, .denied: return .imageError(ImageManagementError.confirmationDenied.rawValue)
+            }
+        }
+        let type = swapType(image: image)
         if !confirm && slot == 0 { return .imageError(ImageManagementError.settingTestToActiveDenied.rawValue) }
         switch type {
         case .test:
@@ -328,62 +402,75 @@ public struct SimulatedSMPDevice: Sendable {
             if !confirm { return .imageError(ImageManagementError.imageAlreadyPending.rawValue) }
         }
         if slot == 0 {
-            Trailer.write(&primary, imageOK: true, copyDone: true)
-            log.append("running image confirmed")
+            Trailer.write(&slots[2 * image], imageOK: true, copyDone: true)
+            log.append("running image confirmed\(imageLabel(image))")
         } else {
-            Trailer.write(&secondary, imageOK: confirm, copyDone: false)
-            log.append("slot 1 marked \(confirm ? "pending permanent" : "pending test")")
+            Trailer.write(&slots[2 * image + 1], imageOK: confirm, copyDone: false)
+            log.append(
+                "slot \(2 * image + 1) marked \(confirm ? "pending permanent" : "pending test")\(imageLabel(image))")
         }
         return .ok(stateBody)
     }
 
     // MARK: - Boot (MCUboot)
 
-    /// Resets: the upload in progress is lost and MCUboot swaps as the trailers ask.
+    /// Resets: the upload in progress is lost and MCUboot swaps each image's pair as its trailers ask.
     public mutating func reboot() {
         bootCount += 1
         upload = nil
-        switch swapType {
-        case .none:
-            log.append("boot \(bootCount): no swap")
-        case .test, .permanent:
-            let isPermanent = swapType == .permanent
-            guard let image = Self.slotImage(secondary), (try? image.verifiedHash()) != nil else {
-                secondary = [UInt8](repeating: 0xFF, count: configuration.slotSize)
-                log.append("boot \(bootCount): secondary image invalid, erased")
-                return
+        var swapped = false
+        defer { if swapped { swapCount += 1 } }
+        for image in 0..<configuration.imageCount {
+            let label = imageLabel(image)
+            switch swapType(image: image) {
+            case .none:
+                log.append("boot \(bootCount): no swap\(label)")
+            case .test, .permanent:
+                let isPermanent = swapType(image: image) == .permanent
+                guard let contents = Self.slotImage(slots[2 * image + 1]), (try? contents.verifiedHash()) != nil else {
+                    slots[2 * image + 1] = [UInt8](repeating: 0xFF, count: configuration.slotSize)
+                    log.append("boot \(bootCount): secondary image invalid, erased\(label)")
+                    continue
+                }
+                swap(image: image)
+                swapped = true
+                Trailer.write(&slots[2 * image], imageOK: isPermanent, copyDone: true)
+                log.append(
+                    "boot \(bootCount): swapped to \(contents.header.version) (\(isPermanent ? "permanent" : "test"))"
+                        + label)
+            case .revert:
+                swap(image: image)
+                Trailer.write(&slots[2 * image], imageOK: true, copyDone: true)
+                log.append("boot \(bootCount): test image not confirmed, reverted\(label)")
             }
-            swap()
-            swapCount += 1
-            Trailer.write(&primary, imageOK: isPermanent, copyDone: true)
-            log.append("boot \(bootCount): swapped to \(image.header.version) (\(isPermanent ? "permanent" : "test"))")
-        case .revert:
-            swap()
-            Trailer.write(&primary, imageOK: true, copyDone: true)
-            log.append("boot \(bootCount): test image not confirmed, reverted")
         }
     }
 
-    private mutating func swap() {
-        (primary, secondary) = (secondary, primary)
-        Trailer.erase(&primary)
-        Trailer.erase(&secondary)
+    private mutating func swap(image: Int) {
+        slots.swapAt(2 * image, 2 * image + 1)
+        Trailer.erase(&slots[2 * image])
+        Trailer.erase(&slots[2 * image + 1])
     }
 
     /// How long the next boot takes in MCUboot.
     ///
     /// For a swap (or revert), every sector of the image is moved three times
     /// (swap using scratch), at nRF52's flash timings (page erase 85 ms per 4 KiB, 41 µs per 32-bit word: nRF52832
-    /// PS §4.3). Read it before ``reboot()``.
+    /// PS §4.3), image pair after image pair. Read it before ``reboot()``.
     public var nextBootSwapDuration: Duration {
-        guard swapType != .none, let image = Self.slotImage(swapType == .revert ? primary : secondary) else {
-            return .zero
+        var total = Duration.zero
+        for image in 0..<configuration.imageCount {
+            let type = swapType(image: image)
+            guard type != .none, let contents = Self.slotImage(slots[2 * image + (type == .revert ? 0 : 1)]) else {
+                continue
+            }
+            let end =
+                contents.header.headerSize + contents.header.imageSize + contents.header.protectedTLVSize
+                + contents.tlvs.totalSize
+            let pages = (end + 4095) / 4096
+            total += (.milliseconds(85) + .microseconds(41 * 1024)) * (pages * 3)
         }
-        let end =
-            image.header.headerSize + image.header.imageSize + image.header.protectedTLVSize
-            + image.tlvs.totalSize
-        let pages = (end + 4095) / 4096
-        return (.milliseconds(85) + .microseconds(41 * 1024)) * (pages * 3)
+        return total
     }
 }
 

@@ -5,6 +5,7 @@ import DFUSigning
 import FirmwareInput
 import HexConverter
 import MCUbootImage
+import MCUbootPackage
 import PackageBuilder
 
 /// Failures of the command-line shell itself: files it could not read or write.
@@ -27,6 +28,8 @@ enum CLIError: Error, CustomStringConvertible {
     case deviceNameNotFound(name: String, adapter: String, seconds: Int)
     /// More than one device advertised the name `--name` asked for: each `ADDRESS (RSSI)`.
     case ambiguousDeviceName(name: String, adapter: String, devices: [String])
+    /// The input is an nRF5 DFU image and the target speaks SMP only (`sim:smp`).
+    case dfuInputForSMPTarget(input: String, target: String)
 
     var description: String {
         switch self {
@@ -41,6 +44,9 @@ enum CLIError: Error, CustomStringConvertible {
         case .ambiguousDeviceName(let name, let adapter, let devices):
             "\(devices.count) devices advertise the name '\(name)' on \(adapter): \(devices.joined(separator: ", ")); "
                 + "choose one with --target ADDRESS"
+        case .dfuInputForSMPTarget(let input, let target):
+            "'\(input)' is an nRF5 DFU image, and \(target) takes MCUboot images over SMP (for nRF5 DFU use --target "
+                + "sim, sim:legacy or sim:buttonless)"
         }
     }
 
@@ -54,6 +60,7 @@ enum CLIError: Error, CustomStringConvertible {
         case .emptyBinary: "binary input is empty"
         case .deviceNameNotFound: "device not found"
         case .ambiguousDeviceName: "ambiguous device name"
+        case .dfuInputForSMPTarget: "not an MCUboot update"
         }
     }
 
@@ -64,7 +71,7 @@ enum CLIError: Error, CustomStringConvertible {
         case .cannotCreateOutput: .cannotCreate
         case .emptyBinary: .dataError
         case .deviceNameNotFound: .unavailable
-        case .ambiguousDeviceName: .usage
+        case .ambiguousDeviceName, .dfuInputForSMPTarget: .usage
         }
     }
 }
@@ -83,7 +90,7 @@ extension ExitStatus {
         case is FleetTargetListError: self = .usage
         case is BlueZError: self = .unavailable
         case is HexConverterError, is CatalogError, is FirmwareInputError, is DFUSigningError, is DFUPackageError,
-            is MCUbootImageError:
+            is MCUbootImageError, is MCUbootPackageError:
             self = .dataError
         default: self = .software
         }

@@ -7,6 +7,7 @@ import FirmwareInput
 import FoundationEssentials
 import HexConverter
 import MCUbootImage
+import MCUbootPackage
 
 /// `nrfloader info`: everything about a catalog entry, an Intel HEX file or a binary image.
 struct InfoCommand: ParsableCommand {
@@ -48,6 +49,8 @@ struct InfoCommand: ParsableCommand {
         let input = try InputFile(path: target)
         let bytes = try input.readAll()
         switch ImageFormat(path: target, contents: bytes) {
+        case .package where MCUbootPackage.isPackage(bytes):
+            try printMCUbootPackage(bytes, name: input.displayName)
         case .package:
             let info = PackageInfo(
                 package: try DFUPackage(zip: bytes, name: input.displayName), verifier: try loadVerifier())
@@ -79,6 +82,19 @@ struct InfoCommand: ParsableCommand {
             try MCUbootVerificationKey(
                 pem: String(decoding: try InputFile(path: path).readAll(), as: UTF8.self), file: path)
         }
+    }
+
+    /// An nRF Connect SDK `dfu_application.zip`: the manifest and each image, then a failed signature check exits
+    /// 65 (a broken image or hash stops the reading itself).
+    private func printMCUbootPackage(_ bytes: [UInt8], name: String) throws {
+        let package = try MCUbootPackage(zip: bytes, archive: name)
+        let key = try verifyKey.map { path in
+            try MCUbootVerificationKey(
+                pem: String(decoding: try InputFile(path: path).readAll(), as: UTF8.self), file: path)
+        }
+        let info = MCUbootPackageInfo(package: package, key: key)
+        if outputOptions.json { Console.json(info.json) } else { Console.result(info.text) }
+        if let failure = info.failure { throw failure }
     }
 
     private func loadVerifier() throws -> InitPacketVerifier? {

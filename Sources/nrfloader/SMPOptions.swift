@@ -18,8 +18,15 @@ struct SMPOptions: ParsableArguments {
                 + "it answers rc 8, as Zephyr does."))
     var simSmpParams: SimulatedParameters?
 
+    @Option(
+        help: ArgumentHelp(
+            "sim:smp: how many images the simulated device updates (image 0: slots 0/1, image 1: slots 2/3, ...); "
+                + "by default as many as the input needs."))
+    var simImages: Int?
+
     func validate() throws {
         if let smpWindow, smpWindow < 1 { throw ValidationError("--smp-window must be at least 1") }
+        if let simImages, !(1...16).contains(simImages) { throw ValidationError("--sim-images must be 1 to 16") }
     }
 
     /// The upload policy from these options and the engine's `--timeout` and `--retries`.

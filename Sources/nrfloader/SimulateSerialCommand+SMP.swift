@@ -7,6 +7,7 @@ extension SimulateSerialCommand {
     /// The options `--protocol smp` takes; the DFU-only ones are refused rather than ignored.
     func validateSMP() throws {
         guard smpSlotSize >= 0x1000 else { throw ValidationError("--smp-slot-size must be at least 4096") }
+        guard (1...16).contains(smpImages) else { throw ValidationError("--smp-images must be 1 to 16") }
         let dfuOnly: [(String, Bool)] = [
             ("--key", key != nil), ("--sd-id", softDevice != nil), ("--serial-fault", !serialFault.isEmpty),
             ("--sim-fault", !simFault.isEmpty),
@@ -21,8 +22,9 @@ extension SimulateSerialCommand {
         let running = UnsignedImageBuilder.image(
             version: MCUbootVersion(major: 0, minor: 0, revision: 1, build: 0),
             body: [UInt8](repeating: 0xA5, count: 4096))
-        let device = SimulatedSMPDevice(
-            configuration: SimulatedSMPDevice.Configuration(slotSize: smpSlotSize), running: running)
+        var configuration = SimulatedSMPDevice.Configuration(slotSize: smpSlotSize)
+        configuration.imageCount = smpImages
+        let device = SimulatedSMPDevice(configuration: configuration, running: running)
         // With --sysfs, a USB CDC ACM console (Zephyr's USB vendor id 0x2fe3, its CDC ACM sample's product id); with
         // --reenumerate its port goes away after each boot that activated an image, as a USB device that resets.
         let usb = sysfs.map { root in
@@ -46,11 +48,7 @@ extension SimulateSerialCommand {
         let state = terminal.state
         if let directory = saveImages {
             try SimulatorOptions.makeImageDirectory(directory)
-            for (name, bytes) in [("slot0", state.device.primary), ("slot1", state.device.secondary)] {
-                let output = try OutputFile(path: directory + "/" + name + ".bin")
-                try output.write(bytes)
-                try output.commit()
-            }
+            try UploadCommand.saveSlots(of: state.device, to: directory)
         }
         if let transcript {
             let output = try OutputFile(path: transcript)

@@ -42,6 +42,12 @@ struct SimulateSerialCommand: ParsableCommand {
     @Option(help: "smp: the size of each of the two image slots in bytes (a padded image must match it).")
     var smpSlotSize: Int = 0x4_0000
 
+    @Option(
+        help: ArgumentHelp(
+            "smp: how many images the device updates: 2 for an nRF5340 (image 0 the application core in slots 0/1, "
+                + "image 1 the network core in slots 2/3); --save-images then writes slot0.bin to slot3.bin."))
+    var smpImages: Int = 1
+
     @Option(help: "The Get MTU answer (the SLIP buffer size): 131 as the SDK's UART transport, at most 491.")
     var mtu: Int = 131
 

@@ -1,10 +1,12 @@
 import ArgumentParser
+import Catalog
 import Checksums
 import DFUController
 import DFUSimulator
 import DFUTargetAdapter
 import FoundationEssentials
 import MCUbootImage
+import MCUbootPackage
 import SMP
 import SMPSimulator
 import SMPTargetAdapter
@@ -19,14 +21,25 @@ extension UploadCommand {
         }
     }
 
-    /// `--target sim:smp`: an MCUboot image to the in-process Zephyr/MCUboot SMP device.
+    /// `--target sim:smp`: an MCUboot image, or an nRF Connect SDK `dfu_application.zip`, to the in-process
+    /// Zephyr/MCUboot SMP device (as many images as the package needs, or `--sim-images`).
     func runSMPSimulated() async throws {
-        let image = try loadMCUbootImage()
+        let input = try loadSMPInput()
         try simulatorOptions.checkImageDirectory()
         let faults = try SimulatorOptions.faultPlan(simulatorOptions.simFault, seed: simulatorOptions.simSeed)
+        let imageCount = smpOptions.simImages ?? input.imageCount
+        if let outside = input.images.first(where: { $0.number >= imageCount }) {
+            throw MCUbootPackageError.badManifest(
+                archive: input.name, field: "image_index of '\(outside.name)'",
+                problem: "is \(outside.number), but the simulated device updates \(imageCount) image"
+                    + (imageCount == 1 ? "" : "s") + " (--sim-images \(imageCount))")
+        }
         // A padded image (imgtool --pad or --confirm) is exactly one slot long: the trailer must land at the slot's end.
-        let slotSize = image.trailer != nil ? image.bytes.count : max(0x4_0000, image.bytes.count)
-        var deviceConfiguration = SimulatedSMPDevice.Configuration(slotSize: slotSize)
+        let padded = input.images.filter { $0.image.trailer != nil }.map(\.image.bytes.count)
+        let largest = input.images.map(\.image.bytes.count).max() ?? 0
+        let slotSize = padded.max() ?? max(0x4_0000, largest)
+        var deviceConfiguration = SimulatedSMPDevice.Configuration(slotSize: max(slotSize, largest))
+        deviceConfiguration.imageCount = imageCount
         if let params = smpOptions.simSmpParams {
             deviceConfiguration.answersParameters = true
             deviceConfiguration.parameters = params.parameters
@@ -38,52 +51,91 @@ extension UploadCommand {
             device: SimulatedSMPDevice(configuration: deviceConfiguration, running: running), faults: faults,
             speed: simulatorOptions.simSpeed > 0 ? simulatorOptions.simSpeed : nil)
         do {
-            try await uploadSMP(image, named: target ?? "sim:smp", over: transport)
+            try await uploadSMP(input, named: target ?? "sim:smp", over: transport)
         } catch {
-            try saveSlots(of: transport.device)
+            try Self.saveSlots(of: transport.device, to: simulatorOptions.simSaveImages)
             throw error
         }
-        try saveSlots(of: transport.device)
+        try Self.saveSlots(of: transport.device, to: simulatorOptions.simSaveImages)
     }
 
-    /// `--sim-save-images DIR`: the simulated device's two slots as `slot0.bin` and `slot1.bin`, whole.
-    private func saveSlots(of device: SimulatedSMPDevice) throws {
-        guard let directory = simulatorOptions.simSaveImages else { return }
-        for (name, bytes) in [("slot0", device.primary), ("slot1", device.secondary)] {
-            let output = try OutputFile(path: directory + "/" + name + ".bin")
+    /// `--sim-save-images DIR`: every slot of the simulated device, whole: `slot0.bin` and `slot1.bin` for image 0,
+    /// `slot2.bin` and `slot3.bin` for image 1, and so on.
+    static func saveSlots(of device: SimulatedSMPDevice, to directory: String?) throws {
+        guard let directory else { return }
+        for (index, bytes) in device.slots.enumerated() {
+            let output = try OutputFile(path: directory + "/slot\(index).bin")
             try output.write(bytes)
             try output.commit()
         }
     }
 
-    /// Reads the input as a signed MCUboot image, checks its SHA-256 TLV and, with `--verify-key`, its signature,
-    /// before anything is sent.
-    private func loadMCUbootImage() throws -> MCUbootImage {
-        let source = try InputFile(path: input)
-        return try checkedMCUbootImage(try source.readAll(), file: source.displayName)
+    /// The input, read once (standard input can be read once only): what goes over SMP, or the bytes for nRF5 DFU.
+    enum ReadInput {
+        /// A signed MCUboot image, an nRF Connect SDK `dfu_application.zip`, or a catalog entry with `dfu.mcuboot`,
+        /// checked (hash, and `--verify-key`) before anything is sent.
+        case smp(SMPUpdateInput)
+        /// Anything else: the file's bytes for nRF5 DFU, `nil` for a catalog id of an nRF5 DFU image.
+        case dfu(contents: [UInt8]?)
     }
 
-    /// The input read once for `upload --port`: a checked MCUboot image when it starts with the image magic
-    /// (0x96f3b83d, little-endian), which goes over SMP; otherwise its bytes, for DFU (`nil` for a catalog id).
-    func serialInput() throws -> (image: MCUbootImage?, contents: [UInt8]?) {
-        guard input == "-" || FileManager.default.fileExists(atPath: input) else { return (nil, nil) }
+    /// Reads the input once and tells SMP from DFU: a file starting with the MCUboot image magic (0x96f3b83d,
+    /// little-endian), a zip with an nRF Connect SDK `manifest.json`, or a catalog id whose entry is an MCUboot image
+    /// goes over SMP; anything else is for nRF5 DFU.
+    func readInput() throws -> ReadInput {
+        guard input == "-" || FileManager.default.fileExists(atPath: input) else {
+            let catalog = try catalogOptions.load()
+            guard let entry = catalog.entry(id: input) else {
+                throw CatalogError.unknownID(input, known: catalog.entries.map(\.id))
+            }
+            guard let mcuboot = entry.mcuboot else { return .dfu(contents: nil) }
+            let image = try checkedMCUbootImage(entry.image, file: entry.id)
+            return .smp(SMPUpdateInput(image: image, number: mcuboot.imageNumber))
+        }
         let source = try InputFile(path: input)
         let bytes = try source.readAll()
+        if MCUbootPackage.isPackage(bytes) {
+            return .smp(SMPUpdateInput(package: try checkedPackage(bytes, file: source.displayName)))
+        }
         let magic = MCUbootImageHeader.magic
         let littleEndian = (0..<4).map { UInt8(truncatingIfNeeded: magic >> (8 * $0)) }
-        guard bytes.starts(with: littleEndian) else { return (nil, bytes) }
-        return (try checkedMCUbootImage(bytes, file: source.displayName), nil)
+        guard bytes.starts(with: littleEndian) else { return .dfu(contents: bytes) }
+        return .smp(SMPUpdateInput(image: try checkedMCUbootImage(bytes, file: source.displayName)))
+    }
+
+    /// The input for `--target sim:smp`, which takes nothing but SMP updates.
+    private func loadSMPInput() throws -> SMPUpdateInput {
+        switch try readInput() {
+        case .smp(let update): return update
+        case .dfu(let contents):
+            // An nrfutil zip gets the package reader's own message; any other file the image parser's.
+            if let contents, contents.starts(with: [0x50, 0x4B]) {
+                _ = try checkedPackage(contents, file: input == "-" ? "<stdin>" : input)
+            }
+            if let contents { _ = try checkedMCUbootImage(contents, file: input == "-" ? "<stdin>" : input) }
+            throw CLIError.dfuInputForSMPTarget(input: input, target: target ?? "sim:smp")
+        }
     }
 
     private func checkedMCUbootImage(_ bytes: [UInt8], file: String) throws -> MCUbootImage {
         let image = try MCUbootImage(bytes: bytes, file: file)
         try image.verifiedHash()
-        if let path = initPacketOptions.verifyKey {
-            let key = try MCUbootVerificationKey(
-                pem: String(decoding: try InputFile(path: path).readAll(), as: UTF8.self), file: path)
-            try key.verify(image)
-        }
+        try verificationKey()?.verify(image)
         return image
+    }
+
+    private func checkedPackage(_ bytes: [UInt8], file: String) throws -> MCUbootPackage {
+        let key = try verificationKey()
+        return try MCUbootPackage(zip: bytes, archive: file) { (image) throws(MCUbootImageError) in
+            try key?.verify(image)
+        }
+    }
+
+    /// `--verify-key`, read.
+    private func verificationKey() throws -> MCUbootVerificationKey? {
+        guard let path = initPacketOptions.verifyKey else { return nil }
+        return try MCUbootVerificationKey(
+            pem: String(decoding: try InputFile(path: path).readAll(), as: UTF8.self), file: path)
     }
 
     /// Runs the SMP machine over `transport`, rendering progress as the DFU uploads do; Ctrl-C cancels it.
@@ -98,14 +150,31 @@ extension UploadCommand {
         _ image: MCUbootImage, named targetName: String, over transport: Transport,
         configuration: SMPUploadConfiguration? = nil
     ) async throws {
-        guard let hash = image.storedHash else { throw MCUbootImageError.missingHash(file: image.file) }
+        let configuration = configuration ?? smpOptions.configuration(engineOptions)
+        try await uploadSMP(
+            SMPUpdateInput(image: image, number: configuration.image), named: targetName, over: transport,
+            configuration: configuration)
+    }
+
+    /// Runs the SMP machine over `transport` for every image of `input` (one session, one reset), rendering
+    /// progress as the DFU uploads do, one part per image; Ctrl-C cancels it.
+    ///
+    /// - Parameters:
+    ///   - input: The checked image or package.
+    ///   - targetName: The target as the begin line names it.
+    ///   - transport: The link.
+    ///   - configuration: The policy; `--smp-mode`, `--smp-window`, `--timeout` and `--retries` by default.
+    /// - Throws: ``SMPUploadFailure`` when the update did not reach the asked-for state.
+    func uploadSMP<Transport: SMPTransport>(
+        _ input: SMPUpdateInput, named targetName: String, over transport: Transport,
+        configuration: SMPUploadConfiguration? = nil
+    ) async throws {
         let uploader = SMPUploader(
-            image: image.bytes, imageHash: hash, fileSHA256: SHA256.hash(image.bytes),
-            configuration: configuration ?? smpOptions.configuration(engineOptions))
+            images: try input.uploads(), configuration: configuration ?? smpOptions.configuration(engineOptions))
         let mode = renderMode
         let upload = Task { () -> SMPUploadFailure? in
             let renderer = UploadRenderer(mode: mode)
-            SMPUploadSummary.begin(image, target: targetName, mode: mode)
+            SMPUploadSummary.begin(input, target: targetName, mode: mode)
             var meter = SMPRateMeter()
             let outcome = await SMPTargetAdapter(transport: transport, uploader: uploader).run { event in
                 switch event {
@@ -116,7 +185,7 @@ extension UploadCommand {
             switch outcome {
             case .completed(let result):
                 renderer.fail("", status: .success)
-                SMPUploadSummary.finish(result, image: image, mode: mode)
+                SMPUploadSummary.finish(result, input: input, mode: mode)
                 return nil
             case .failed(let error, let reached):
                 let failure = SMPUploadFailure(error: error, deviceWasReached: reached)
@@ -155,6 +224,7 @@ struct SMPUploadFailure: Error, Sendable, CustomStringConvertible {
 struct SMPRateMeter {
     private var start: (time: Duration, bytes: Int)?
     private var last: SMPPhase?
+    private var lastPart: Int?
 
     mutating func report(_ progress: SMPProgress, at elapsed: Duration) -> DFUSessionEvent {
         let phase: DFUPhase =
@@ -163,8 +233,12 @@ struct SMPRateMeter {
             case .uploading: .sendingFirmware
             case .settingState, .resetting, .verifying: .validating
             }
-        let isNew = last.map { Self.phase($0) != phase } ?? true
+        // A new image is a new part: its own phase line, and its own rate.
+        let isNewPart = lastPart.map { $0 != progress.part } ?? false
+        if isNewPart { start = nil }
+        let isNew = isNewPart || (last.map { Self.phase($0) != phase } ?? true)
         last = progress.phase
+        lastPart = progress.part
         if progress.phase == .uploading, start == nil { start = (elapsed, progress.bytesConfirmed) }
         var rate: Double?
         var remaining: Duration?
@@ -179,7 +253,7 @@ struct SMPRateMeter {
         }
         let report = DFUProgressReport(
             DFUProgress(
-                phase: phase, part: 1, partCount: 1, bytesSent: progress.bytesSent,
+                phase: phase, part: progress.part, partCount: progress.parts, bytesSent: progress.bytesSent,
                 bytesConfirmed: progress.bytesConfirmed, totalBytes: progress.totalBytes),
             elapsed: elapsed, bytesPerSecond: rate, estimatedRemaining: remaining)
         return isNew ? .phase(report) : .progress(report)
@@ -190,64 +264,6 @@ struct SMPRateMeter {
         case .connecting, .inspecting: .connecting
         case .uploading: .sendingFirmware
         case .settingState, .resetting, .verifying: .validating
-        }
-    }
-}
-
-/// The begin line and the result of an SMP update, on the DFU uploads' channels: JSON Lines on stdout with `--json`,
-/// the result line on stdout otherwise.
-enum SMPUploadSummary {
-    static func begin(_ image: MCUbootImage, target: String, mode: UploadRenderer.Mode) {
-        switch mode {
-        case .json:
-            Console.json(
-                .object([
-                    "schema": .int(JSONValue.schemaVersion), "event": .string("begin"), "input": .string(image.file),
-                    "target": .string(target), "protocol": .string("smp"),
-                    "parts": .array([
-                        .object([
-                            "type": .string("application"), "size": .int(image.bytes.count),
-                            "version": .string(image.header.version.description),
-                            "hash": .string(lowercaseHex(image.storedHash ?? [])),
-                        ])
-                    ]),
-                ]))
-        case .terminal, .lines:
-            Console.note(
-                "uploading \(image.file.escapedForTerminal) (MCUboot image \(image.header.version), "
-                    + "\(image.bytes.count) bytes) to \(target.escapedForTerminal) over SMP")
-        case .quiet:
-            break
-        }
-    }
-
-    static func finish(_ result: SMPUploadResult, image: MCUbootImage, mode: UploadRenderer.Mode) {
-        let slot = result.slot
-        // The device's version string and flags come from the device: escaped before they reach a terminal.
-        switch mode {
-        case .json:
-            Console.json(
-                .object([
-                    "schema": .int(JSONValue.schemaVersion), "event": .string("result"), "protocol": .string("smp"),
-                    "state": .string(result.outcome.rawValue), "bytes_uploaded": .int(result.bytesUploaded),
-                    "image": .object([
-                        "slot": .int(slot.slot), "version": .string(slot.version),
-                        "hash": .string(lowercaseHex(slot.hash)),
-                        "active": .bool(slot.isActive), "confirmed": .bool(slot.isConfirmed),
-                        "pending": .bool(slot.isPending), "permanent": .bool(slot.isPermanent),
-                    ]),
-                    "smp": .object([
-                        "buf_size": .int(result.parameters.bufferSize),
-                        "buf_count": .int(result.parameters.bufferCount),
-                        "parameters_reported": .bool(result.parametersReported), "chunk_size": .int(result.chunkSize),
-                        "requests_in_flight": .int(result.requestsInFlight), "reconnects": .int(result.reconnects),
-                    ]),
-                ]))
-        case .terminal, .lines, .quiet:
-            Console.result(
-                "image \(slot.version.escapedForTerminal) (hash \(lowercaseHex(slot.hash.prefix(8)))…) "
-                    + "\(result.outcome.rawValue) by the device: slot \(slot.slot), \(slot.flagsDescription); "
-                    + "\(result.bytesUploaded) bytes uploaded")
         }
     }
 }

@@ -4,11 +4,12 @@ import MCUbootImage
 import SMPBlueZ
 
 extension UploadCommand {
-    /// `upload --target ADDRESS|--name NAME IMAGE.bin` with a signed MCUboot image: SMP (MCUmgr) over BlueZ, to a
+    /// `upload --target ADDRESS|--name NAME IMAGE.bin|dfu_application.zip|CATALOG-ID` with an MCUboot update: SMP
+    /// (MCUmgr) over BlueZ, to a
     /// device with the SMP service (a device with only nRF5 DFU is refused at connection, naming both).
     ///
     /// `--timeout` bounds every wait: each answer, each connection (the search included) and each BlueZ call.
-    func runSMPBluetooth(_ image: MCUbootImage) async throws {
+    func runSMPBluetooth(_ input: SMPUpdateInput) async throws {
         let client = try await BlueZClient.connect()
         let chosen = try await client.adapter(named: adapter)
         let address: BluetoothAddress
@@ -28,7 +29,7 @@ extension UploadCommand {
         let label =
             name.map { "'\($0)' (\(address)) via \(chosen.interfaceName)" } ?? "\(address) via \(chosen.interfaceName)"
         try await uploadSMP(
-            image, named: label, over: BlueZSMPTransport(gatt: gatt, request: ConnectionRequest(address: address)),
+            input, named: label, over: BlueZSMPTransport(gatt: gatt, request: ConnectionRequest(address: address)),
             configuration: configuration)
     }
 }

@@ -1,12 +1,14 @@
 import ArgumentParser
 import MCUbootImage
+import MCUbootPackage
 import SMPSerial
 import SerialDFU
 
 extension UploadCommand {
-    /// `upload --port PATH IMAGE.bin` with a signed MCUboot image: SMP (MCUmgr) over Zephyr's console framing, to an
-    /// application with the MCUmgr UART transport or to MCUboot's serial recovery.
-    func runSMPSerial(_ serial: SerialOptions, path: String, image: MCUbootImage) async throws {
+    /// `upload --port PATH IMAGE.bin|dfu_application.zip`: SMP (MCUmgr) over Zephyr's console framing, to an
+    /// application with the MCUmgr UART transport or to MCUboot's serial recovery; every image of a package in one
+    /// session.
+    func runSMPSerial(_ serial: SerialOptions, path: String, input: SMPUpdateInput) async throws {
         if serial.touch != nil {
             throw ValidationError("--touch does not apply to an MCUboot image: '\(path)' is spoken to over SMP")
         }
@@ -21,6 +23,6 @@ extension UploadCommand {
         // As for serial DFU: --timeout also bounds each connection (the port appearing and the device answering echo).
         if let timeout = engineOptions.timeout { configuration.connectionTimeout = .seconds(timeout) }
         try await uploadSMP(
-            image, named: path, over: SerialSMPTransport(options: options), configuration: configuration)
+            input, named: path, over: SerialSMPTransport(options: options), configuration: configuration)
     }
 }

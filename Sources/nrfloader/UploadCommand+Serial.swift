@@ -12,11 +12,12 @@ extension UploadCommand {
     /// `upload --port PATH|auto`: Secure DFU over the SDK 15+ serial transport (UART or USB CDC).
     func runSerial(_ serial: SerialOptions, port requested: String) async throws {
         // A signed MCUboot image is for a Zephyr/MCUboot device: SMP over the console framing.
-        let read = try serialInput()
-        if let image = read.image {
-            return try await runSMPSerial(serial, path: try Self.resolvePort(requested), image: image)
+        let contents: [UInt8]?
+        switch try readInput() {
+        case .smp(let update): return try await runSMPSerial(serial, path: try Self.resolvePort(requested), input: update)
+        case .dfu(let bytes): contents = bytes
         }
-        let firmware = try loadInput(defaultProtocol: .secure, contents: read.contents)
+        let firmware = try loadInput(defaultProtocol: .secure, contents: contents)
         try initPacketOptions.verifySignatures(of: firmware)
         let path = try Self.resolvePort(requested)
         // Legacy serial when asked for, or when the input only has legacy init packets (an Adafruit package).

@@ -17,9 +17,10 @@ struct UploadCommand: AsyncParsableCommand {
             standard input. For .hex, .bin and catalog inputs the init packet is generated (--dfu, --sd-req, \
             --hw-version, --fw-version, --key). --target ADDRESS or --name NAME updates a device through BlueZ; --target sim runs the whole update against a simulated Nordic \
             bootloader in this process: sim (Secure DFU), sim:buttonless, sim:legacy, sim:legacy-v1; --target sim:smp \
-            sends a signed MCUboot image (.bin) over SMP (MCUmgr) to a simulated Zephyr/MCUboot device (--smp-mode). \
-            --port PATH updates over a serial port: a signed MCUboot image over SMP in Zephyr's console framing, \
-            anything else over nRF5 serial DFU.
+            sends a signed MCUboot image (.bin), or every image of an nRF Connect SDK dfu_application.zip, over SMP \
+            (MCUmgr) to a simulated Zephyr/MCUboot device (--smp-mode). --port PATH updates over a serial port: a \
+            signed MCUboot image or an NCS dfu_application.zip over SMP in Zephyr's console framing, anything else \
+            over nRF5 serial DFU.
             """
     )
 
@@ -132,8 +133,11 @@ struct UploadCommand: AsyncParsableCommand {
 
     private func runBluetooth() async throws {
         // The input first: a bad file fails before any radio work. A signed MCUboot image goes over SMP.
-        let (image, contents) = try serialInput()
-        if let image { return try await runSMPBluetooth(image) }
+        let contents: [UInt8]?
+        switch try readInput() {
+        case .smp(let update): return try await runSMPBluetooth(update)
+        case .dfu(let bytes): contents = bytes
+        }
         let firmware = try loadInput(defaultProtocol: nil, contents: contents)
         try initPacketOptions.verifySignatures(of: firmware)
         let client = try await BlueZClient.connect()

@@ -19,7 +19,9 @@ public struct SMPUploadConfiguration: Sendable, Equatable {
     /// The SMP version to ask in; v2 gets group errors (`err {group, rc}`) with names, and a v1-only device answers
     /// a v2 request as v1 (Zephyr `smp.c`).
     public var version: SMPVersion = .v2
-    /// The image number (0: the application; 1 for a network core image on nRF53).
+    /// The image number (0: the application; 1 for a network core image on nRF53) for the single-image
+    /// ``SMPUploader/init(image:imageHash:fileSHA256:configuration:)``; with several images each
+    /// ``SMPImageUpload`` names its own.
     public var image: Int = 0
     /// How long to wait for each answer: the DFU engine's default (`--timeout`, 20 s), which covers Zephyr erasing
     /// the whole secondary slot while answering the first chunk (`img_mgmt_erase_image_data`).

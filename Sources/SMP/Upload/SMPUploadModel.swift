@@ -46,7 +46,7 @@ public enum SMPPhase: String, Sendable, Equatable {
     case verifying
 }
 
-/// Progress of an SMP upload.
+/// Progress of an SMP upload, for the image being worked on.
 public struct SMPProgress: Sendable, Equatable {
     /// The phase.
     public var phase: SMPPhase
@@ -56,13 +56,92 @@ public struct SMPProgress: Sendable, Equatable {
     public var bytesConfirmed: Int
     /// The image's size.
     public var totalBytes: Int
+    /// The image number the report is about (the upload's `image` field).
+    public var image: Int
+    /// Its place in the update, from 1.
+    public var part: Int
+    /// How many images the update sends.
+    public var parts: Int
 
-    /// Creates a report.
+    /// Creates a report about the only image of an update, image 0.
     public init(phase: SMPPhase, bytesSent: Int, bytesConfirmed: Int, totalBytes: Int) {
+        self.init(
+            phase: phase, bytesSent: bytesSent, bytesConfirmed: bytesConfirmed, totalBytes: totalBytes, image: 0,
+            part: 1, parts: 1)
+    }
+
+    /// Creates a report about one image of several.
+    ///
+    /// - Parameters:
+    ///   - phase: The phase.
+    ///   - bytesSent: Image bytes handed to the link.
+    ///   - bytesConfirmed: Image bytes the device holds.
+    ///   - totalBytes: The image's size.
+    ///   - image: The image number.
+    ///   - part: Its place in the update, from 1.
+    ///   - parts: How many images the update sends.
+    public init(
+        phase: SMPPhase, bytesSent: Int, bytesConfirmed: Int, totalBytes: Int, image: Int, part: Int, parts: Int
+    ) {
         self.phase = phase
         self.bytesSent = bytesSent
         self.bytesConfirmed = bytesConfirmed
         self.totalBytes = totalBytes
+        self.image = image
+        self.part = part
+        self.parts = parts
+    }
+}
+
+/// One image an update sends: its bytes and the hashes the device knows it by.
+public struct SMPImageUpload: Sendable, Equatable {
+    /// The image number to store it under (0: the application; 1: the nRF5340 network core, …).
+    public var image: Int
+    /// The signed image file, sent byte for byte.
+    public var bytes: [UInt8]
+    /// Its SHA-256 TLV (`MCUbootImage.storedHash`): the hash the device's image state names it by.
+    public var hash: [UInt8]
+    /// SHA-256 of the whole file: the first chunk's `sha`, which lets the device resume an interrupted upload.
+    public var fileSHA256: [UInt8]
+
+    /// Describes an image.
+    ///
+    /// - Parameters:
+    ///   - image: The image number.
+    ///   - bytes: The file.
+    ///   - hash: Its SHA-256 TLV.
+    ///   - fileSHA256: SHA-256 of the file.
+    public init(image: Int, bytes: [UInt8], hash: [UInt8], fileSHA256: [UInt8]) {
+        self.image = image
+        self.bytes = bytes
+        self.hash = hash
+        self.fileSHA256 = fileSHA256
+    }
+}
+
+/// How one image of the update ended, as the device's state shows it.
+public struct SMPImageResult: Sendable, Equatable {
+    /// The image number.
+    public var image: Int
+    /// How it stands.
+    public var outcome: SMPUploadResult.Outcome
+    /// The slot that holds it, as the device reported it.
+    public var slot: ImageSlotState
+    /// Its bytes the device acknowledged in this session (0 when it already held the image).
+    public var bytesUploaded: Int
+
+    /// Creates a result.
+    ///
+    /// - Parameters:
+    ///   - image: The image number.
+    ///   - outcome: How it stands.
+    ///   - slot: The slot holding it.
+    ///   - bytesUploaded: Bytes acknowledged in this session.
+    public init(image: Int, outcome: SMPUploadResult.Outcome, slot: ImageSlotState, bytesUploaded: Int) {
+        self.image = image
+        self.outcome = outcome
+        self.slot = slot
+        self.bytesUploaded = bytesUploaded
     }
 }
 
@@ -83,12 +162,14 @@ public struct SMPUploadResult: Sendable, Equatable {
         case uploaded
     }
 
-    /// How the image stands.
+    /// How the image stands (with several images: the first one's; ``images`` has each).
     public var outcome: Outcome
-    /// The slot that holds it, as the device reported it.
+    /// The slot that holds it, as the device reported it (with several images: the first one's).
     public var slot: ImageSlotState
-    /// Image bytes the device acknowledged in this session (0 when it already held the image).
+    /// Image bytes the device acknowledged in this session (0 when it already held the image), all images together.
     public var bytesUploaded: Int
+    /// Each image's result, in the order they were given.
+    public var images: [SMPImageResult]
     /// The MCUmgr parameters used (the device's, or Zephyr's defaults when it has none).
     public var parameters: MCUmgrParameters
     /// Whether the device answered MCUmgr parameters.

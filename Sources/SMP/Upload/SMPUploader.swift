@@ -13,16 +13,20 @@
 /// Every decision after a (re)connection starts from the device's image state, so a lost link, a reset or a
 /// device that already holds the image all go through the same ``decide(_:at:)``. The result is reported only from
 /// the device's own state.
+///
+/// Several images (an nRF Connect SDK `dfu_application.zip`: the nRF5340's application core as image 0, its
+/// network core as image 1) go in one session, as nRF Connect Device Manager sends them: each image is uploaded to
+/// its image number in turn (the device's `off` authoritative per image), then each is marked for test or confirmed,
+/// the device is reset once, and after the reconnection each new image is confirmed. The update is "confirmed" only
+/// when the device's state shows every new hash as asked.
 public struct SMPUploader: Sendable {
-    /// The file sent, byte for byte.
-    private let image: [UInt8]
-    /// The image's SHA-256 TLV: the hash the device's image state names it by.
-    private let imageHash: [UInt8]
-    /// SHA-256 of the whole file: the first chunk's `sha`, which lets the device resume an interrupted upload.
-    private let fileSHA256: [UInt8]
+    /// The images, in the order they are sent.
+    private let images: [SMPImageUpload]
     private let configuration: SMPUploadConfiguration
     private var state: State = .idle
     private var session = Session()
+    /// Per image (same indices as ``images``): what outlives a connection.
+    private var transfers: [Transfer]
 
     /// Where the machine is.
     private enum State: Sendable {
@@ -46,7 +50,8 @@ public struct SMPUploader: Sendable {
     private enum Request: Sendable, Equatable {
         case parameters
         case readState
-        case writeState(confirm: Bool)
+        /// A state write for the image at this index of ``images``.
+        case writeState(index: Int, confirm: Bool)
         case reset
 
         var command: SMPCommand {
@@ -59,10 +64,20 @@ public struct SMPUploader: Sendable {
         }
     }
 
-    /// The chunks in flight, oldest first, and the next offset to send.
+    /// The image being sent (its index in ``images``), the chunks in flight, oldest first, and the next offset.
     private struct Upload: Sendable {
+        var index: Int
         var inFlight: [Chunk] = []
         var nextOffset: Int
+    }
+
+    /// One image's transfer, across connections.
+    private struct Transfer: Sendable {
+        /// The last `off` the device reported: the upload resumes here.
+        var deviceOffset = 0
+        var bytesSent = 0
+        var bytesUploaded = 0
+        var uploadCompleted = false
     }
 
     private struct Chunk: Sendable {
@@ -79,14 +94,12 @@ public struct SMPUploader: Sendable {
         var parameters: MCUmgrParameters?
         var parametersReported = false
         var nextSequence: UInt8 = 0
-        /// The last `off` the device reported: the upload resumes here.
-        var deviceOffset = 0
-        var bytesSent = 0
-        var bytesUploaded = 0
-        var uploadCompleted = false
+        /// The image the progress reports are about (an index in ``images``).
+        var current = 0
         var hasReset = false
-        /// The state write last sent, to notice a device that accepts it without changing state.
-        var lastStateWrite: Bool?
+        /// The state write last sent (image index, confirm), to notice a device that accepts it without changing
+        /// state.
+        var lastStateWrite: (index: Int, confirm: Bool)?
         var reconnectsInRow = 0
         var reconnects = 0
         var hasConnected = false
@@ -102,11 +115,28 @@ public struct SMPUploader: Sendable {
     ///   - fileSHA256: SHA-256 of the whole file.
     ///   - configuration: The policy.
     public init(image: [UInt8], imageHash: [UInt8], fileSHA256: [UInt8], configuration: SMPUploadConfiguration) {
-        precondition(image.count >= 32, "an MCUboot image of \(image.count) bytes has no header")
-        self.image = image
-        self.imageHash = imageHash
-        self.fileSHA256 = fileSHA256
+        self.init(
+            images: [
+                SMPImageUpload(image: configuration.image, bytes: image, hash: imageHash, fileSHA256: fileSHA256)
+            ], configuration: configuration)
+    }
+
+    /// Creates the machine for several images, sent in the order given (``SMPUploadConfiguration/image`` is not
+    /// used: each image names its number).
+    ///
+    /// - Parameters:
+    ///   - images: The images; at least one, each image number once.
+    ///   - configuration: The policy.
+    public init(images: [SMPImageUpload], configuration: SMPUploadConfiguration) {
+        precondition(!images.isEmpty, "an SMP update needs an image")
+        for image in images {
+            precondition(image.bytes.count >= 32, "an MCUboot image of \(image.bytes.count) bytes has no header")
+            precondition(
+                images.filter { $0.image == image.image }.count == 1, "image \(image.image) is given twice")
+        }
+        self.images = images
         self.configuration = configuration
+        transfers = images.map { _ in Transfer() }
     }
 
     /// Whether the device was ever connected, for the exit status of a failure.
@@ -235,8 +265,9 @@ public struct SMPUploader: Sendable {
         case (.response, .awaiting(let request, _)):
             return retryAfterTimeout(waitingFor: "the answer to \(request.command)", at: now)
         case (.response, .uploading(let upload)):
-            let offset = upload.inFlight.first?.offset ?? session.deviceOffset
-            return retryAfterTimeout(waitingFor: "the answer to image upload at offset \(offset)", at: now)
+            let offset = upload.inFlight.first?.offset ?? transfers[upload.index].deviceOffset
+            return retryAfterTimeout(
+                waitingFor: "the answer to image upload at offset \(offset)\(imageLabel(upload.index))", at: now)
         case (.resetDisconnect, .resetting):
             state = .awaitingLinkLoss
             session.hasReset = true
@@ -280,9 +311,10 @@ public struct SMPUploader: Sendable {
         guard session.reconnectsInRow <= configuration.maximumReconnects else {
             return fail(.reconnectsExhausted(attempts: configuration.maximumReconnects))
         }
+        let transfer = transfers[session.current]
         let resume =
-            session.deviceOffset > 0 && !session.uploadCompleted
-            ? "; the device reported \(session.deviceOffset) bytes" : ""
+            transfer.deviceOffset > 0 && !transfer.uploadCompleted
+            ? "; the device reported \(transfer.deviceOffset) bytes\(imageLabel(session.current))" : ""
         return [.cancelTimer(.response), .log("\(reason); reconnecting\(resume)")] + connect(at: now)
     }
 
@@ -309,7 +341,7 @@ public struct SMPUploader: Sendable {
         switch request {
         case .parameters: wire = .parameters
         case .readState: wire = .readImageState
-        case .writeState(let confirm): wire = .writeImageState(hash: imageHash, confirm: confirm)
+        case .writeState(let index, let confirm): wire = .writeImageState(hash: images[index].hash, confirm: confirm)
         case .reset: wire = .reset
         }
         state = .awaiting(request, sequence: sequence)
@@ -320,8 +352,15 @@ public struct SMPUploader: Sendable {
     }
 
     private func progress(_ phase: SMPPhase) -> SMPProgress {
-        SMPProgress(
-            phase: phase, bytesSent: session.bytesSent, bytesConfirmed: session.deviceOffset, totalBytes: image.count)
+        let index = session.current
+        return SMPProgress(
+            phase: phase, bytesSent: transfers[index].bytesSent, bytesConfirmed: transfers[index].deviceOffset,
+            totalBytes: images[index].bytes.count, image: images[index].image, part: index + 1, parts: images.count)
+    }
+
+    /// " of image N" when the update sends several images; nothing for one.
+    private func imageLabel(_ index: Int) -> String {
+        images.count > 1 ? " of image \(images[index].image)" : ""
     }
 
     private mutating func fail(_ error: SMPUploadError) -> [SMPAction] {
@@ -384,8 +423,8 @@ public struct SMPUploader: Sendable {
             }
             session.reconnectsInRow = 0
             actions.append(.log("image state: " + Self.describe(slots)))
-            if case .writeState(let confirm) = request {
-                session.lastStateWrite = confirm
+            if case .writeState(let index, let confirm) = request {
+                session.lastStateWrite = (index, confirm)
             } else {
                 session.lastStateWrite = nil
             }
@@ -399,89 +438,156 @@ public struct SMPUploader: Sendable {
         }
     }
 
-    /// The next step from the device's image state.
+    /// What one image needs next, read from the device's state.
+    private enum Need {
+        /// No slot of its image number holds it.
+        case upload
+        /// In the secondary slot; the mode wants it marked for test (`false`) or confirmed (`true`) before the reset.
+        case stateWrite(confirm: Bool)
+        /// Pending as the mode wants: the reset swaps it in. `alreadyPermanent`: signed with `imgtool --confirm`, so
+        /// it is not asked for test.
+        case reset(alreadyPermanent: Bool)
+        /// Running unconfirmed, and the mode wants it confirmed.
+        case confirmRunning
+        /// It stands as asked.
+        case done(SMPUploadResult.Outcome, ImageSlotState)
+    }
+
+    /// The next step from the device's image state: every image uploaded first, in order; then a running image
+    /// that the mode wants confirmed; then each image marked for test or confirmed; then one reset; the result when
+    /// every image stands as asked.
     private mutating func decide(_ slots: ImageStateResponse, at now: Duration) -> [SMPAction] {
-        let mode = configuration.mode
-        let active = slots.slots.first { $0.isActive && $0.image == configuration.image }
-        let ours = slots.slot(withHash: imageHash, image: configuration.image)
-        let hash = hexString(imageHash.prefix(8)).replacingSpaces() + "…"
-        if let ours, ours.isActive {
-            if ours.isConfirmed { return finish(.confirmed, slot: ours) }
-            switch mode {
-            case .testAndConfirm, .confirm:
-                guard session.lastStateWrite != true else {
-                    return fail(.unexpectedState("the device accepted confirm but slot \(ours.slot) is not confirmed"))
-                }
-                return send(.writeState(confirm: true), phase: .settingState, at: now)
-            case .test, .uploadOnly:
-                return finish(.testing, slot: ours)
+        var needs: [Need] = []
+        for index in images.indices {
+            switch need(of: index, in: slots) {
+            case .success(let need): needs.append(need)
+            case .failure(let error): return fail(error)
             }
         }
-        if let ours {
-            if session.hasReset {
-                let running = active.map { "\($0.version) in slot \($0.slot)" } ?? "no image marked active"
+        if let index = needs.firstIndex(where: { if case .upload = $0 { true } else { false } }) {
+            return startUpload(index, at: now)
+        }
+        if let index = needs.firstIndex(where: { if case .confirmRunning = $0 { true } else { false } }) {
+            if let last = session.lastStateWrite, last.index == index, last.confirm {
                 return fail(
                     .unexpectedState(
-                        "after the reset the device runs \(running); the new image \(ours.version) (hash \(hash)) "
-                            + "is still in slot \(ours.slot) (\(ours.flagsDescription)): MCUboot did not boot it"))
+                        "the device accepted confirm but \(slotName(of: index, in: slots)) is not confirmed"))
             }
-            let wantsConfirm = mode == .confirm
+            session.current = index
+            return send(.writeState(index: index, confirm: true), phase: .settingState, at: now)
+        }
+        for (index, need) in needs.enumerated() {
+            guard case .stateWrite(let confirm) = need else { continue }
+            if let last = session.lastStateWrite, last.index == index, last.confirm == confirm {
+                let flags = slots.slot(withHash: images[index].hash, image: images[index].image)?.flagsDescription
+                return fail(
+                    .unexpectedState(
+                        "the device accepted \(confirm ? "confirm" : "test") but \(slotName(of: index, in: slots)) "
+                            + "shows \(flags ?? "-")"))
+            }
+            session.current = index
+            return send(.writeState(index: index, confirm: confirm), phase: .settingState, at: now)
+        }
+        var actions: [SMPAction] = []
+        var resets = false
+        var results: [SMPImageResult] = []
+        for (index, need) in needs.enumerated() {
+            switch need {
+            case .reset(let alreadyPermanent):
+                resets = true
+                if alreadyPermanent {
+                    actions.append(
+                        .log(
+                            "\(slotName(of: index, in: slots)) is already pending permanently (imgtool --confirm); "
+                                + "not asking for test"))
+                }
+            case .done(let outcome, let slot):
+                results.append(
+                    SMPImageResult(
+                        image: images[index].image, outcome: outcome, slot: slot,
+                        bytesUploaded: transfers[index].bytesUploaded))
+            case .upload, .stateWrite, .confirmRunning:
+                preconditionFailure("image \(images[index].image) still needs \(need) after the earlier steps")
+            }
+        }
+        if resets { return actions + send(.reset, phase: .resetting, at: now) }
+        return finish(results)
+    }
+
+    /// "slot 1" for one image, "image 1 slot 1" for several.
+    private func slotName(of index: Int, in slots: ImageStateResponse) -> String {
+        let slot = slots.slot(withHash: images[index].hash, image: images[index].image)?.slot
+        let name = slot.map { "slot \($0)" } ?? "the slot"
+        return images.count > 1 ? "image \(images[index].image) \(name)" : name
+    }
+
+    /// What the image at `index` needs, or why the update cannot go on.
+    private func need(of index: Int, in slots: ImageStateResponse) -> Result<Need, SMPUploadError> {
+        let target = images[index]
+        let mode = configuration.mode
+        let hash = hexString(target.hash.prefix(8)).replacingSpaces() + "…"
+        let label = imageLabel(index)
+        guard let ours = slots.slot(withHash: target.hash, image: target.image) else {
+            if session.hasReset {
+                return .failure(
+                    .unexpectedState(
+                        "after the reset no slot holds the new image\(label) (hash \(hash)); the device lists "
+                            + Self.describe(slots)))
+            }
+            if transfers[index].uploadCompleted {
+                return .failure(
+                    .unexpectedState(
+                        "the device took all \(target.bytes.count) bytes\(label) but its image state does not list "
+                            + "the image (hash \(hash)): " + Self.describe(slots)))
+            }
+            return .success(.upload)
+        }
+        if ours.isActive {
+            if ours.isConfirmed { return .success(.done(.confirmed, ours)) }
             switch mode {
-            case .uploadOnly:
-                let outcome: SMPUploadResult.Outcome =
-                    ours.isPending ? (ours.isPermanent ? .pendingPermanent : .pendingTest) : .uploaded
-                return finish(outcome, slot: ours)
-            case .testAndConfirm, .test, .confirm:
-                if ours.isPending && (ours.isPermanent || !wantsConfirm) {
-                    var actions: [SMPAction] = []
-                    if ours.isPermanent && !wantsConfirm {
-                        actions.append(
-                            .log(
-                                "slot \(ours.slot) is already pending permanently (imgtool --confirm); not asking for test"
-                            ))
-                    }
-                    return actions + send(.reset, phase: .resetting, at: now)
-                }
-                guard session.lastStateWrite != wantsConfirm else {
-                    return fail(
-                        .unexpectedState(
-                            "the device accepted \(wantsConfirm ? "confirm" : "test") but slot \(ours.slot) shows "
-                                + "\(ours.flagsDescription)"))
-                }
-                return send(.writeState(confirm: wantsConfirm), phase: .settingState, at: now)
+            case .testAndConfirm, .confirm: return .success(.confirmRunning)
+            case .test, .uploadOnly: return .success(.done(.testing, ours))
             }
         }
         if session.hasReset {
-            return fail(
+            let active = slots.slots.first { $0.isActive && $0.image == target.image }
+            let running = active.map { "\($0.version) in slot \($0.slot)" } ?? "no image marked active"
+            return .failure(
                 .unexpectedState(
-                    "after the reset no slot holds the new image (hash \(hash)); the device lists "
-                        + Self.describe(slots)))
+                    "after the reset the device runs \(running)\(label); the new image \(ours.version) (hash \(hash)) "
+                        + "is still in slot \(ours.slot) (\(ours.flagsDescription)): MCUboot did not boot it"))
         }
-        if session.uploadCompleted {
-            return fail(
-                .unexpectedState(
-                    "the device took all \(image.count) bytes but its image state does not list the image (hash "
-                        + "\(hash)): " + Self.describe(slots)))
+        switch mode {
+        case .uploadOnly:
+            let outcome: SMPUploadResult.Outcome =
+                ours.isPending ? (ours.isPermanent ? .pendingPermanent : .pendingTest) : .uploaded
+            return .success(.done(outcome, ours))
+        case .testAndConfirm, .test, .confirm:
+            let wantsConfirm = mode == .confirm
+            if ours.isPending && (ours.isPermanent || !wantsConfirm) {
+                return .success(.reset(alreadyPermanent: ours.isPermanent && !wantsConfirm))
+            }
+            return .success(.stateWrite(confirm: wantsConfirm))
         }
-        return startUpload(at: now)
     }
 
-    private mutating func finish(_ outcome: SMPUploadResult.Outcome, slot: ImageSlotState) -> [SMPAction] {
+    private mutating func finish(_ results: [SMPImageResult]) -> [SMPAction] {
         state = .ended
         let parameters = session.parameters ?? configuration.defaultParameters
         let result = SMPUploadResult(
-            outcome: outcome, slot: slot, bytesUploaded: session.bytesUploaded, parameters: parameters,
-            parametersReported: session.parametersReported, chunkSize: session.largestChunk,
-            requestsInFlight: session.mostInFlight, reconnects: session.reconnects)
+            outcome: results[0].outcome, slot: results[0].slot,
+            bytesUploaded: results.reduce(0) { $0 + $1.bytesUploaded },
+            images: results, parameters: parameters, parametersReported: session.parametersReported,
+            chunkSize: session.largestChunk, requestsInFlight: session.mostInFlight, reconnects: session.reconnects)
         return [.cancelTimer(.response), .cancelTimer(.connection), .cancelTimer(.resetDisconnect), .finish(result)]
     }
 
     // MARK: - Upload
 
-    private var planner: SMPChunkPlanner {
+    private func planner(_ index: Int) -> SMPChunkPlanner {
         SMPChunkPlanner(
             bufferSize: (session.parameters ?? configuration.defaultParameters).bufferSize, mtu: session.mtu,
-            imageLength: image.count, image: configuration.image)
+            imageLength: images[index].bytes.count, image: images[index].image)
     }
 
     private var window: Int {
@@ -489,7 +595,9 @@ public struct SMPUploader: Sendable {
         return max(1, (session.parameters ?? configuration.defaultParameters).bufferCount - 1)
     }
 
-    private mutating func startUpload(at now: Duration) -> [SMPAction] {
+    private mutating func startUpload(_ index: Int, at now: Duration) -> [SMPAction] {
+        session.current = index
+        let planner = planner(index)
         guard planner.dataLength(at: 0) >= MCUbootImageHeaderSize.value else {
             return fail(
                 .unexpectedState(
@@ -497,10 +605,17 @@ public struct SMPUploader: Sendable {
                         + "\(planner.dataLength(at: 0)) image bytes in the first request; Zephyr needs at least 32"))
         }
         var actions: [SMPAction] = []
-        if session.deviceOffset > 0 {
-            actions.append(.log("resuming the upload at offset \(session.deviceOffset), where the device stopped"))
+        let offset = transfers[index].deviceOffset
+        if offset > 0 {
+            actions.append(
+                .log("resuming the upload at offset \(offset)\(imageLabel(index)), where the device stopped"))
+        } else if images.count > 1 {
+            actions.append(
+                .log(
+                    "uploading image \(images[index].image) (\(index + 1) of \(images.count)): "
+                        + "\(images[index].bytes.count) bytes"))
         }
-        var upload = Upload(nextOffset: session.deviceOffset)
+        var upload = Upload(index: index, nextOffset: offset)
         actions += fill(&upload, at: now)
         state = .uploading(upload)
         return actions
@@ -509,21 +624,23 @@ public struct SMPUploader: Sendable {
     /// Sends chunks until the window is full: only one until the device answered the first request of the upload.
     private mutating func fill(_ upload: inout Upload, at now: Duration) -> [SMPAction] {
         var actions: [SMPAction] = []
-        let limit = upload.nextOffset == 0 || session.deviceOffset == 0 ? 1 : window
-        while upload.inFlight.count < limit, upload.nextOffset < image.count {
+        let target = images[upload.index]
+        let planner = planner(upload.index)
+        let limit = upload.nextOffset == 0 || transfers[upload.index].deviceOffset == 0 ? 1 : window
+        while upload.inFlight.count < limit, upload.nextOffset < target.bytes.count {
             let offset = upload.nextOffset
             let length = planner.dataLength(at: offset)
             guard length > 0 else { break }
             let isFirst = offset == 0
             let chunk = ImageUploadChunk(
-                image: configuration.image, offset: offset, data: Array(image[offset..<offset + length]),
-                length: isFirst ? image.count : nil, sha256: isFirst ? fileSHA256 : nil)
+                image: target.image, offset: offset, data: Array(target.bytes[offset..<offset + length]),
+                length: isFirst ? target.bytes.count : nil, sha256: isFirst ? target.fileSHA256 : nil)
             let sequence = nextSequence()
             actions.append(
                 .send(SMPRequest.upload(chunk).frame(sequence: sequence, version: configuration.version).encoded()))
             upload.inFlight.append(Chunk(sequence: sequence, offset: offset, length: length))
             upload.nextOffset = offset + length
-            session.bytesSent = max(session.bytesSent, upload.nextOffset)
+            transfers[upload.index].bytesSent = max(transfers[upload.index].bytesSent, upload.nextOffset)
             session.largestChunk = max(session.largestChunk, length)
             session.mostInFlight = max(session.mostInFlight, upload.inFlight.count)
         }
@@ -537,6 +654,9 @@ public struct SMPUploader: Sendable {
         -> [SMPAction]
     {
         var upload = upload
+        let index = upload.index
+        let size = images[index].bytes.count
+        let label = imageLabel(index)
         if case .failure(let error) = check(frame, answers: .upload) { return fail(error) }
         let answer: ImageUploadResponse
         do {
@@ -544,39 +664,43 @@ public struct SMPUploader: Sendable {
         } catch {
             return fail(.protocolViolation("image upload answer: \(error)"))
         }
-        guard answer.offset <= image.count else {
+        guard answer.offset <= size else {
             return fail(
-                .protocolViolation("image upload answer reports offset \(answer.offset) of a \(image.count)-byte image")
-            )
+                .protocolViolation(
+                    "image upload answer reports offset \(answer.offset) of a \(size)-byte image\(label)"))
         }
         var actions: [SMPAction] = []
         let expected = chunk.offset + chunk.length
-        if answer.offset > session.deviceOffset {
+        if answer.offset > transfers[index].deviceOffset {
             // Everything between the last offset the device reported and this one is now on the device, including
             // a chunk whose own answer was lost.
-            session.bytesUploaded += answer.offset - session.deviceOffset
+            transfers[index].bytesUploaded += answer.offset - transfers[index].deviceOffset
             session.reconnectsInRow = 0
         }
-        session.deviceOffset = answer.offset
+        transfers[index].deviceOffset = answer.offset
         if answer.offset != expected && !chunk.isSuperseded {
             // The device names the offset it wants: the chunks still in flight will be answered the same way.
             actions.append(
-                .log("device expects offset \(answer.offset) after the chunk at \(chunk.offset); going on from there"))
-            for index in upload.inFlight.indices { upload.inFlight[index].isSuperseded = true }
+                .log(
+                    "device expects offset \(answer.offset) after the chunk at \(chunk.offset)\(label); going on "
+                        + "from there"))
+            for inFlight in upload.inFlight.indices { upload.inFlight[inFlight].isSuperseded = true }
             upload.nextOffset = answer.offset
         }
         if answer.match == false {
-            return fail(.unexpectedState("the device's SHA-256 of the uploaded image does not match (match: false)"))
+            return fail(
+                .unexpectedState("the device's SHA-256 of the uploaded image\(label) does not match (match: false)"))
         }
         actions.append(.progress(progress(.uploading)))
-        if answer.offset == image.count && upload.inFlight.isEmpty {
-            session.uploadCompleted = true
-            return actions + [.cancelTimer(.response), .log("upload complete: the device holds \(image.count) bytes")]
-                + send(.readState, phase: .verifying, at: now)
+        if answer.offset == size && upload.inFlight.isEmpty {
+            transfers[index].uploadCompleted = true
+            return actions + [
+                .cancelTimer(.response), .log("upload complete: the device holds \(size) bytes\(label)"),
+            ] + send(.readState, phase: .verifying, at: now)
         }
-        if answer.offset == image.count {
+        if answer.offset == size {
             // Superseded chunks are still out; their answers repeat the final offset.
-            upload.nextOffset = image.count
+            upload.nextOffset = size
         }
         actions += fill(&upload, at: now)
         if upload.inFlight.isEmpty {
@@ -588,9 +712,13 @@ public struct SMPUploader: Sendable {
         return actions
     }
 
+    /// The slots as a log line; with more than one image number listed, each slot is named with its image.
     private static func describe(_ slots: ImageStateResponse) -> String {
-        slots.slots.map { slot in
-            "slot \(slot.slot) \(slot.version) \(hexString(slot.hash.prefix(4)).replacingSpaces())… (\(slot.flagsDescription))"
+        let isMultiImage = slots.slots.contains { $0.image != 0 }
+        return slots.slots.map { slot in
+            (isMultiImage ? "image \(slot.image) " : "")
+                + "slot \(slot.slot) \(slot.version) \(hexString(slot.hash.prefix(4)).replacingSpaces())… "
+                + "(\(slot.flagsDescription))"
         }.joined(separator: ", ")
     }
 }

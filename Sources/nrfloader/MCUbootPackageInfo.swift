@@ -1,0 +1,77 @@
+import MCUbootImage
+import MCUbootPackage
+
+/// `nrfloader info dfu_application.zip`: the package's manifest and, for each image, its manifest fields and what
+/// ``MCUbootInfo`` shows of the image (with the signature check under `--verify-key`).
+struct MCUbootPackageInfo {
+    let package: MCUbootPackage
+    let images: [MCUbootInfo]
+
+    init(package: MCUbootPackage, key: MCUbootVerificationKey?) {
+        self.package = package
+        images = package.images.map { MCUbootInfo(image: $0.image, key: key) }
+    }
+
+    /// The first failed check, which makes `info` exit 65 after printing.
+    var failure: MCUbootImageError? { images.lazy.compactMap(\.failure).first }
+
+    var json: JSONValue {
+        .object([
+            "schema": .int(JSONValue.schemaVersion), "kind": .string("mcuboot_package"),
+            "file": .string(package.archive),
+            "format_version": .optional(package.formatVersion) { .int($0) },
+            "time": .optional(package.time) { .int($0) }, "name": .optional(package.name) { .string($0) },
+            "images": .array(
+                zip(package.images, images).map { entry, info in
+                    var image = info.json
+                    if case .object(var members) = image {
+                        members["schema"] = nil
+                        members["kind"] = nil
+                        image = .object(members)
+                    }
+                    return .object([
+                        "image_index": .int(entry.imageIndex), "file": .string(entry.file),
+                        "type": .optional(entry.type) { .string($0) }, "board": .optional(entry.board) { .string($0) },
+                        "soc": .optional(entry.soc) { .string($0) },
+                        "slot_index_primary": .optional(entry.slotIndexPrimary) { .int($0) },
+                        "slot_index_secondary": .optional(entry.slotIndexSecondary) { .int($0) },
+                        "load_address": .optional(entry.loadAddress) { .int($0) },
+                        "version": .optional(entry.version) { .string($0) }, "mcuboot": image,
+                    ])
+                }),
+        ])
+    }
+
+    var text: String {
+        var lines: [(String, String)] = [
+            ("file", package.archive),
+            (
+                "format",
+                "nRF Connect SDK DFU package"
+                    + (package.formatVersion.map { " (manifest format-version \($0))" } ?? "")
+                    + ", \(package.images.count) MCUboot image" + (package.images.count == 1 ? "" : "s")
+            ),
+        ]
+        if let name = package.name { lines.append(("name", name)) }
+        if let time = package.time { lines.append(("time", "\(time)")) }
+        var sections = [aligned(lines)]
+        for (entry, info) in zip(package.images, images) {
+            var fields: [(String, String)] = [
+                ("image \(entry.imageIndex)", "\(entry.file) (\(info.image.bytes.count) bytes)")
+            ]
+            if let board = entry.board { fields.append(("board", board)) }
+            if let soc = entry.soc { fields.append(("soc", soc)) }
+            if entry.slotIndexPrimary != nil || entry.slotIndexSecondary != nil {
+                let primary = entry.slotIndexPrimary.map(String.init) ?? "-"
+                let secondary = entry.slotIndexSecondary.map(String.init) ?? "-"
+                fields.append(("manifest slots", "primary \(primary), secondary \(secondary)"))
+            }
+            if let address = entry.loadAddress {
+                fields.append(("manifest address", "0x" + String(address, radix: 16)))
+            }
+            if let version = entry.version { fields.append(("manifest version", version)) }
+            sections.append(aligned(fields) + "\n" + info.text)
+        }
+        return sections.joined(separator: "\n\n")
+    }
+}
