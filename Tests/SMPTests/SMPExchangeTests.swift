@@ -39,7 +39,8 @@ import Testing
     }
 
     static let state = ImageStateResponse(slots: [
-        ImageSlotState(slot: 0, version: "0.0.1", hash: [UInt8](repeating: 1, count: 32), isConfirmed: true, isActive: true),
+        ImageSlotState(
+            slot: 0, version: "0.0.1", hash: [UInt8](repeating: 1, count: 32), isConfirmed: true, isActive: true),
         ImageSlotState(slot: 1, version: "2.0.0", hash: hash, isPending: true),
     ])
 
@@ -104,7 +105,9 @@ import Testing
         var (machine, first) = try Self.sent(.readImageState)
         var actions = machine.timerFired(.response, at: .milliseconds(5010))
         #expect(
-            actions == [.log("no answer to image state read within 5.0 seconds; reconnecting to send it again"), .disconnect])
+            actions == [
+                .log("no answer to image state read within 5.0 seconds; reconnecting to send it again"), .disconnect,
+            ])
         actions = machine.transportDisconnected(at: .milliseconds(5020))
         #expect(actions == [.startTimer(.connection, deadline: .milliseconds(20020)), .connect])
         actions = machine.connected(mtu: 247, at: .milliseconds(5100))
@@ -180,7 +183,10 @@ import Testing
                     .rejected(
                         .testImage(hash: Self.hash), SMPDeviceError(source: .group(1), rc: 28), attempt: 2)))
         guard case .fail(let error)? = actions.last else { return }
-        #expect("\(error)".hasSuffix("; the request was sent 2 times after lost answers, and an earlier copy may have set the state already"))
+        #expect(
+            "\(error)".hasSuffix(
+                "; the request was sent 2 times after lost answers, and an earlier copy may have set the state already")
+        )
     }
 
     @Test("reset: the answer, then the link's loss ends it; a loss before the answer is a reset too")
@@ -211,7 +217,8 @@ import Testing
             Issue.record("no failure: \(actions)")
             return
         }
-        #expect("\(error)" == "timed out after 5.0 seconds waiting for the link to drop after the device answered reset")
+        #expect(
+            "\(error)" == "timed out after 5.0 seconds waiting for the link to drop after the device answered reset")
     }
 
     @Test("an answer for another command, a request instead of an answer, or an echo without 'r' break the protocol")

@@ -30,8 +30,10 @@ public enum SMPExchangeTimer: Sendable, Equatable, Hashable {
 
 /// The exchange's policy, with the evidence behind each default.
 public struct SMPExchangeConfiguration: Sendable, Equatable {
-    /// The SMP version to ask in: v2 gets group errors (`err {group, rc}`) with names; a v1-only device answers a v2
-    /// request as v1 (Zephyr `smp.c`). The upload's default too.
+    /// The SMP version to ask in, the upload's default.
+    ///
+    /// v2 gets group errors (`err {group, rc}`) with names; a v1-only device answers a v2 request as v1 (Zephyr
+    /// `smp.c`).
     public var version: SMPVersion = .v2
     /// How long one connection attempt may take: the upload's default (the port appearing, the device answering echo,
     /// or a BLE connection).
@@ -43,9 +45,10 @@ public struct SMPExchangeConfiguration: Sendable, Equatable {
     /// synchronous, `img_mgmt_erase`), and an nRF52840's 1 MiB slot is 256 pages at up to 85 ms each (product
     /// specification, t_ERASEPAGE), about 22 s.
     public var eraseTimeout: Duration = .seconds(30)
-    /// How long to wait, after the device answered reset, for the link to drop: Zephyr resets
-    /// `CONFIG_MCUMGR_GRP_OS_RESET_MS` (250 ms) after answering, and a central notices within its supervision timeout
-    /// (Linux: 420 ms); a serial console shows the boot banner. The upload's default.
+    /// How long to wait, after the device answered reset, for the link to drop; the upload's default.
+    ///
+    /// Zephyr resets `CONFIG_MCUMGR_GRP_OS_RESET_MS` (250 ms) after answering, and a central notices within its
+    /// supervision timeout (Linux: 420 ms); a serial console shows the boot banner.
     public var resetTimeout: Duration = .seconds(5)
     /// How many times the request is sent in all: after a lost answer (no answer in time, or the link dropped before
     /// it) the machine reconnects and sends it again, as the upload machine reconnects after a lost answer.
