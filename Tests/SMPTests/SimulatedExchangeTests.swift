@@ -68,6 +68,14 @@ import Testing
         #expect(transport.device.bootCount == 2)
     }
 
+    @Test("a cancelled task ends the exchange as cancelled, the link dropped")
+    func cancelled() async throws {
+        let transport = try Self.transport(faults: ["stall@1"])
+        let exchange = Task { await Self.run(.readImageState, over: transport).0 }
+        exchange.cancel()
+        #expect(await exchange.value == .failed(.cancelled, deviceWasReached: true))
+    }
+
     @Test("a duplicated answer is read once; an unknown hash is refused with the image group's error")
     func duplicateAndRefusal() async throws {
         let (echo, _) = await Self.run(.echo("twice"), over: try Self.transport(faults: ["duplicate-notification@1"]))
