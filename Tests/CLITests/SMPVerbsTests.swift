@@ -2,6 +2,10 @@ import Foundation
 import TestSupport
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 private let mcuboot = TestPaths.repositoryRoot.appendingPathComponent("Tests/Data/mcuboot").path
 
 /// The SHA-256 TLV of `Tests/Data/mcuboot/ed25519.bin` (imgtool dumpinfo, `ed25519.dumpinfo.txt`).
@@ -264,6 +268,37 @@ private let runningHash = "1927c74c30bcb311a8f6108cb9b4c610284e23330b4da5918bc02
         #expect(result.stderrText == "Error: '\(port)': no such file\n")
         let object = try jsonObject(result)
         #expect(object["event"] as? String == "error" && object["exit_status"] as? Int == 66)
+    }
+
+    @Test("Ctrl-C while the device is being reached ends with status 130 and the error object 'cancelled'")
+    func interrupted() throws {
+        // A pseudo-terminal with nothing behind it: nrfloader opens it and sends SMP echo probes that nobody answers.
+        let master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        try #require(master >= 0, "cannot open /dev/ptmx")
+        defer { close(master) }
+        var unlock: Int32 = 0
+        var number: UInt32 = 0
+        // TIOCSPTLCK and TIOCGPTN (Glibc's Swift module hides posix_openpt and ptsname).
+        try #require(ioctl(master, 0x4004_5431, &unlock) == 0 && ioctl(master, 0x8004_5430, &number) == 0)
+        let child = ProcessRunner().start(
+            TestPaths.nrfloader, ["image", "list", "--port", "/dev/pts/\(number)", "--json"])
+        // The first probe line (it starts with 06 09) is the condition: the command is inside its connection attempt.
+        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 512)
+        while !received.contains(0x06), ContinuousClock.now < deadline {
+            var poller = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            let count = buffer.withUnsafeMutableBytes { read(master, $0.baseAddress, $0.count) }
+            if count > 0 { received += buffer.prefix(count) }
+        }
+        #expect(received.contains(0x06), "no probe arrived")
+        child.send(SIGINT)
+        let result = child.wait()
+        #expect(result.status == 130)
+        #expect(result.stderrText == "Error: cancelled\n")
+        let object = try jsonObject(result)
+        #expect(object["event"] as? String == "error" && object["exit_status"] as? Int == 130)
     }
 
     @Test("--help of each verb names the device options and what the verb does")
