@@ -93,6 +93,41 @@ private let runningHash = "1927c74c30bcb311a8f6108cb9b4c610284e23330b4da5918bc02
         #expect(result.stdoutText == confirmed)
     }
 
+    @Test("image confirm HASH: the uploaded image pending permanently, then after the reset running and confirmed")
+    func confirmByHash() throws {
+        let simulator = try SerialSimulator(["--protocol", "smp"])
+        defer { simulator.directory.remove() }
+        defer { _ = simulator.stop() }
+        let port = ["--port", simulator.port]
+        let upload = nrfloader(["upload", "-q", "--smp-mode", "upload-only", "\(mcuboot)/ed25519.bin"] + port)
+        #expect(upload.status == 0, "\(upload.stderrText)")
+
+        var result = nrfloader(["image", "confirm", uploadedHash, "--json"] + port)
+        #expect(result.status == 0, "\(result.stderrText)")
+        let object = try jsonObject(result)
+        #expect(object["command"] as? String == "image confirm")
+        let secondary = try #require((object["images"] as? [[String: Any]])?.last)
+        #expect(secondary["hash"] as? String == uploadedHash && secondary["slot"] as? Int == 1)
+        #expect(secondary["pending"] as? Bool == true && secondary["permanent"] as? Bool == true)
+
+        // A test now is refused: the permanent swap is already pending.
+        result = nrfloader(["image", "test", uploadedHash] + port)
+        #expect(result.status == 76)
+        #expect(
+            result.stderrText
+                == "Error: device refused image test: rc 28 (IMG_MGMT_ERR_IMAGE_ALREADY_PENDING: there is already an "
+                + "image operation pending)\n")
+
+        #expect(nrfloader(["reset", "-q"] + port).status == 0)
+        result = nrfloader(["image", "list"] + port)
+        #expect(
+            result.stdoutText
+                == table([
+                    header, ["0", "0", "2.0.0", "active confirmed bootable", uploadedHash],
+                    ["0", "1", "0.0.1", "bootable", runningHash],
+                ]))
+    }
+
     @Test("--json: one result object per verb, with the slots as objects, parsed and checked")
     func json() throws {
         let simulator = try SerialSimulator(["--protocol", "smp"])

@@ -255,6 +255,16 @@ import Testing
         #expect(actions.last == .finish(SMPExchangeResult(reply: .stateWritten(nil), attempts: 2)))
     }
 
+    @Test("image erase: an empty answer is the slot erased; it waits the erase timeout, not the response timeout")
+    func erase() throws {
+        var (machine, request) = try Self.sent(.eraseImage(slot: 1))
+        var fresh = SMPExchange(request: .eraseImage(slot: nil))
+        _ = fresh.start(at: .zero)
+        #expect(fresh.connected(mtu: 247, at: .zero).last == .startTimer(.response, deadline: .seconds(30)))
+        let actions = machine.receive(Self.answer(to: request, .map([])), at: .seconds(3))
+        #expect(actions.last == .finish(SMPExchangeResult(reply: .erased, attempts: 1)))
+    }
+
     @Test("cancel drops the link and fails; a connection that fails is the transport's failure")
     func cancelAndConnectFailure() throws {
         var (machine, _) = try Self.sent(.readImageState)
