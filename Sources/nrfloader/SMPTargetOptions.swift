@@ -96,12 +96,13 @@ struct SMPTargetOptions: ParsableArguments {
     /// The target as results name it: `sim:smp`, the port, the address or the name.
     var label: String { target ?? name ?? port ?? "-" }
 
-    /// The link to the device: the one place a new kind of SMP target is added.
+    /// The link to the device: the one place a new kind of SMP target is added (async, as finding a Bluetooth
+    /// adapter through BlueZ is).
     ///
     /// - Returns: A transport, not yet connected.
     /// - Throws: `ValidationError` (exit 64) for a target these commands cannot reach yet; `CLIError` (66) or
     ///   `SMPExchangeFailure` (69) for a port that is missing, busy or forbidden.
-    func transport() throws -> any SMPTransport {
+    func transport() async throws -> any SMPTransport {
         switch try endpoint {
         case .simulated:
             let faults = FaultPlan(faults: try simFault.map { try FaultSpecification.parse($0) })
@@ -143,7 +144,7 @@ struct SMPTargetOptions: ParsableArguments {
     func exchange(_ request: SMPManagementRequest) async throws -> SMPExchangeResult {
         var configuration = SMPExchangeConfiguration()
         if let timeout { configuration = configuration.waiting(.seconds(timeout)) }
-        return try await run(SMPExchange(request: request, configuration: configuration), over: try transport())
+        return try await run(SMPExchange(request: request, configuration: configuration), over: try await transport())
     }
 
     private func run<Transport: SMPTransport>(_ exchange: SMPExchange, over transport: Transport) async throws
