@@ -86,6 +86,7 @@ extension ExitStatus {
         case FirmwareInputError.mcubootImage: self = .usage
         case let error as UploadFailure: self = error.exitStatus
         case let error as SMPUploadFailure: self = error.exitStatus
+        case let error as SMPExchangeFailure: self = error.exitStatus
         case let error as PackageBuilderError: self = error.isUsage ? .usage : .dataError
         case is FleetTargetListError: self = .usage
         case is BlueZError: self = .unavailable

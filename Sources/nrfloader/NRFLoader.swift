@@ -16,6 +16,8 @@ struct NRFLoader: AsyncParsableCommand {
             ListCommand.self, InfoCommand.self, ConvertCommand.self, ScanCommand.self, UploadCommand.self,
             SimulateCommand.self, SimulateSerialCommand.self, PackageCommand.self, KeysCommand.self,
             SettingsCommand.self,
+            // The mcumgr-style SMP verbs (issue 20).
+            ImageCommand.self, ResetCommand.self, EchoCommand.self,
         ]
     )
 

@@ -15,6 +15,8 @@ public enum SMPRequest: Sendable, Equatable {
     case upload(ImageUploadChunk)
     /// Image erase: `{}` erases the secondary slot.
     case erase
+    /// Image erase of one slot: `{"slot": n}` (`img_mgmt_erase`; a device without the field erases slot 1).
+    case eraseSlot(Int)
 
     /// The command.
     public var command: SMPCommand {
@@ -25,7 +27,7 @@ public enum SMPRequest: Sendable, Equatable {
         case .readImageState: .readImageState
         case .writeImageState: .writeImageState
         case .upload: .upload
-        case .erase: .erase
+        case .erase, .eraseSlot: .erase
         }
     }
 
@@ -37,6 +39,7 @@ public enum SMPRequest: Sendable, Equatable {
         case .writeImageState(let hash, let confirm):
             .map((hash.map { [CBORMapEntry("hash", .bytes($0))] } ?? []) + [CBORMapEntry("confirm", .bool(confirm))])
         case .upload(let chunk): chunk.body
+        case .eraseSlot(let slot): .map([CBORMapEntry("slot", .int(slot))])
         }
     }
 

@@ -1,0 +1,92 @@
+import SMP
+
+/// The results of the mcumgr-style verbs: a line or a table on stdout, or with `--json` one object.
+///
+/// Every object carries `schema`, `command`, `target` and `attempts` (how many times the request was sent: more than
+/// 1 after lost answers). Text that comes from the device (versions, the echo) is escaped before it reaches a
+/// terminal.
+enum SMPVerbOutput {
+    /// `image list`, and `image test|confirm` when the device answered with the new state.
+    static func imageState(
+        _ state: ImageStateResponse, command: String, device: SMPTargetOptions, attempts: Int
+    ) {
+        if device.output.json {
+            Console.json(object(command, device, attempts, ["images": .array(state.slots.map(json))]))
+            return
+        }
+        let header = ["IMAGE", "SLOT", "VERSION", "FLAGS", "HASH"]
+        let rows = state.slots.map { slot in
+            [String(slot.image), String(slot.slot), slot.version, flags(slot), lowercaseHex(slot.hash)]
+        }
+        // `table` escapes every cell (the version is the device's text).
+        Console.result(table([header] + rows))
+    }
+
+    /// `image test|confirm`: the state the device answered with, or a line when it sent none.
+    static func stateWritten(_ result: SMPExchangeResult, command: String, device: SMPTargetOptions) {
+        guard case .stateWritten(let state) = result.reply else {
+            preconditionFailure("\(command) ended with \(result.reply)")
+        }
+        if let state { return imageState(state, command: command, device: device, attempts: result.attempts) }
+        if device.output.json {
+            Console.json(object(command, device, result.attempts, ["images": .null]))
+        } else {
+            Console.result("\(command): accepted by the device (its answer carries no image state)")
+        }
+    }
+
+    /// `image erase`.
+    static func erased(slot: Int?, device: SMPTargetOptions, attempts: Int) {
+        if device.output.json {
+            Console.json(object("image erase", device, attempts, ["slot": .optional(slot) { .int($0) }]))
+        } else {
+            Console.result(slot.map { "slot \($0) erased" } ?? "slot erased (the device's default, slot 1)")
+        }
+    }
+
+    /// `reset`.
+    static func reset(answered: Bool, device: SMPTargetOptions, attempts: Int) {
+        if device.output.json {
+            Console.json(object("reset", device, attempts, ["answered": .bool(answered)]))
+        } else {
+            Console.result(answered ? "device reset" : "device reset (the link dropped before its answer arrived)")
+        }
+    }
+
+    /// `echo`: what the device echoed.
+    static func echoed(_ text: String, device: SMPTargetOptions, attempts: Int) {
+        if device.output.json {
+            Console.json(object("echo", device, attempts, ["echo": .string(text)]))
+        } else {
+            Console.result(text.escapedForTerminal)
+        }
+    }
+
+    /// The flags a slot has, in mcumgr's order, with `bootable` last; `-` for none.
+    static func flags(_ slot: ImageSlotState) -> String {
+        let names = [
+            (slot.isActive, "active"), (slot.isConfirmed, "confirmed"), (slot.isPending, "pending"),
+            (slot.isPermanent, "permanent"), (slot.isBootable, "bootable"),
+        ].filter(\.0).map(\.1)
+        return names.isEmpty ? "-" : names.joined(separator: " ")
+    }
+
+    private static func json(_ slot: ImageSlotState) -> JSONValue {
+        .object([
+            "image": .int(slot.image), "slot": .int(slot.slot), "version": .string(slot.version),
+            "hash": .string(lowercaseHex(slot.hash)), "active": .bool(slot.isActive),
+            "confirmed": .bool(slot.isConfirmed), "pending": .bool(slot.isPending),
+            "permanent": .bool(slot.isPermanent), "bootable": .bool(slot.isBootable),
+        ])
+    }
+
+    private static func object(
+        _ command: String, _ device: SMPTargetOptions, _ attempts: Int, _ members: [String: JSONValue]
+    ) -> JSONValue {
+        .object(
+            members.merging([
+                "schema": .int(JSONValue.schemaVersion), "command": .string(command), "target": .string(device.label),
+                "attempts": .int(attempts),
+            ]) { own, _ in own })
+    }
+}
