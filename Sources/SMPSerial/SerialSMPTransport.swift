@@ -57,6 +57,9 @@ public final class SerialSMPTransport: SMPTransport {
         var decoder = SMPSerialDecoder()
         var events: [SMPTransportEvent] = []
         var probeSequence: UInt8 = 0
+        /// The sequence numbers of the probes sent since the port was opened: a late answer to one of them is the
+        /// transport's, not the machine's.
+        var probeSequences: Set<UInt8> = []
     }
 
     public let clock = ContinuousClock()
@@ -103,6 +106,7 @@ public final class SerialSMPTransport: SMPTransport {
             }
             let sequence = state.withLock { state -> UInt8 in
                 state.probeSequence &+= 1
+                state.probeSequences.insert(state.probeSequence)
                 return state.probeSequence
             }
             let probe = SMPRequest.echo(Self.probeText).frame(sequence: sequence, version: .v2).encoded()
@@ -127,8 +131,9 @@ public final class SerialSMPTransport: SMPTransport {
     {
         while true {
             if let event = state.withLock({ $0.events.isEmpty ? nil : $0.events.removeFirst() }) {
-                // Answers to the connection's probes that came late are not the machine's.
-                if case .frame(let bytes) = event, Self.isProbeAnswer(bytes) { continue }
+                // Answers to the connection's probes that came late are not the machine's (an echo the machine sent,
+                // `nrfloader echo`, is answered with its own text and sequence number).
+                if case .frame(let bytes) = event, isLateProbeAnswer(bytes) { continue }
                 return event
             }
             guard let port = state.withLock({ $0.port }) else {
@@ -237,7 +242,16 @@ public final class SerialSMPTransport: SMPTransport {
         return port != nil
     }
 
-    /// Whether `frame` answers an OS echo: the machine never sends one, so it answers a probe.
+    /// Whether `frame` answers one of this connection's probes: an echo answer with a probe's sequence number and
+    /// the probe's text.
+    private func isLateProbeAnswer(_ frame: [UInt8]) -> Bool {
+        guard Self.isProbeAnswer(frame), let answer = try? SMPFrame(decoding: frame),
+            state.withLock({ $0.probeSequences.contains(answer.header.sequence) })
+        else { return false }
+        return answer.body["r"] == .text(Self.probeText)
+    }
+
+    /// Whether `frame` answers an OS echo (any text: a device built without echo answers its probe with rc 8).
     static func isProbeAnswer(_ frame: [UInt8]) -> Bool {
         guard let header = try? SMPHeader(decoding: frame) else { return false }
         return header.operation.isResponse && header.group == SMPCommand.echo.group.rawValue

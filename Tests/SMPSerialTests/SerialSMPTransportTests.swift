@@ -126,7 +126,9 @@ final class DeviceThread: Sendable {
         // A log line with a terminal escape, a broken packet, a late probe answer, then an answer for the machine.
         device.write(Array("<inf> app: \u{1B}[31mred\r\n".utf8))
         device.write(Array("\u{06}\u{09}!!!!\n".utf8))
-        let late = SMPRequest.echo("nrfloader").frame(sequence: 7, version: .v2)
+        // The late answer is to the first probe (sequence 1); an echo answer with another text or sequence would be the
+        // machine's own.
+        let late = SMPRequest.echo("nrfloader").frame(sequence: 1, version: .v2)
         device.answer(late, body: .map([CBORMapEntry("r", .text("nrfloader"))]))
         let state = SMPRequest.readImageState.frame(sequence: 42, version: .v2)
         device.answer(state, body: .map([CBORMapEntry("images", .array([]))]))
