@@ -14,7 +14,8 @@ extension UploadCommand {
         // A signed MCUboot image is for a Zephyr/MCUboot device: SMP over the console framing.
         let contents: [UInt8]?
         switch try readInput() {
-        case .smp(let update): return try await runSMPSerial(serial, path: try Self.resolvePort(requested), input: update)
+        case .smp(let update):
+            return try await runSMPSerial(serial, path: try Self.resolvePort(requested), input: update)
         case .dfu(let bytes): contents = bytes
         }
         let firmware = try loadInput(defaultProtocol: .secure, contents: contents)
