@@ -1,7 +1,10 @@
 import ArgumentParser
+import BlueZTransport
+import DFUController
 import DFUSimulator
 import MCUbootImage
 import SMP
+import SMPBlueZ
 import SMPSerial
 import SMPSimulator
 import SMPTargetAdapter
@@ -11,12 +14,15 @@ import SMPTargetAdapter
 struct SMPTargetOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "The device: 'sim:smp', a simulated Zephyr/MCUboot device in this process (a fresh one each run). "
-                + "Bluetooth addresses are not reachable by these commands yet."))
+            "The device: a Bluetooth address (AA:BB:CC:DD:EE:FF) of a device with the SMP service, or 'sim:smp', a "
+                + "simulated Zephyr/MCUboot device in this process (a fresh one each run)."))
     var target: String?
 
-    @Option(help: "The device that advertises exactly this name (Bluetooth; not reachable by these commands yet).")
+    @Option(help: "The device that advertises exactly this name (Bluetooth).")
     var name: String?
+
+    @Option(help: "The Bluetooth adapter, e.g. hci0 (default: the first powered adapter).")
+    var adapter: String?
 
     @Option(
         help: ArgumentHelp(
@@ -82,6 +88,16 @@ struct SMPTargetOptions: ParsableArguments {
             throw ValidationError("--baud and --flow-control need --port")
         }
         if baud < 1 { throw ValidationError("--baud must be positive") }
+        switch endpoint {
+        case .bluetoothAddress(let text):
+            guard (try? BluetoothAddress(parsing: text)) != nil else {
+                throw ValidationError(
+                    "--target '\(text)' is neither sim:smp nor a Bluetooth address (AA:BB:CC:DD:EE:FF)")
+            }
+        case .bluetoothName: break
+        case .simulated, .serial:
+            if adapter != nil { throw ValidationError("--adapter needs --target ADDRESS or --name NAME") }
+        }
         if let timeout, timeout < 1 { throw ValidationError("--timeout must be at least 1 second") }
         if !simFault.isEmpty, endpoint != .simulated { throw ValidationError("--sim-fault needs --target sim:smp") }
         for text in simFault {
@@ -121,10 +137,26 @@ struct SMPTargetOptions: ParsableArguments {
                     deviceWasReached: false)
             }
             return SerialSMPTransport(options: options)
-        case .bluetoothAddress, .bluetoothName:
-            throw ValidationError(
-                "SMP commands currently reach --target sim:smp and --port PATH, not a Bluetooth device")
+        case .bluetoothAddress(let text):
+            return try await bluetoothTransport { _, _ in try BluetoothAddress(parsing: text) }
+        case .bluetoothName(let name):
+            return try await bluetoothTransport { client, adapter in
+                try await UploadCommand.resolve(name: name, client: client, adapter: adapter, seconds: timeout ?? 15)
+            }
         }
+    }
+
+    /// SMP through BlueZ to the device `address` finds, on `--adapter`; `--timeout` bounds each BlueZ call too.
+    private func bluetoothTransport(
+        _ address: (BlueZClient, AdapterInfo) async throws -> BluetoothAddress
+    ) async throws -> BlueZSMPTransport {
+        let client = try await BlueZClient.connect()
+        let chosen = try await client.adapter(named: adapter)
+        let device = try await address(client, chosen)
+        var options = BlueZGATTTransport.Options()
+        if let timeout { options.operationTimeout = .seconds(timeout) }
+        let gatt = try await BlueZGATTTransport.open(client: client, adapter: chosen, options: options)
+        return BlueZSMPTransport(gatt: gatt, request: ConnectionRequest(address: device))
     }
 
     /// The device `--target sim:smp` starts with: Zephyr on MCUboot running image 0.0.1 in slot 0 (confirmed), slot 1

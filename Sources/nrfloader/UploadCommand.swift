@@ -170,6 +170,14 @@ struct UploadCommand: AsyncParsableCommand {
     func resolve(name: String, client: BlueZClient, adapter: AdapterInfo) async throws -> BluetoothAddress {
         let limit =
             wait ? engineOptions.timeout ?? 60 : Int(engineOptions.configuration.connectionTimeout / .seconds(1))
+        return try await Self.resolve(name: name, client: client, adapter: adapter, seconds: limit)
+    }
+
+    /// The one device advertising `name` exactly, scanning in 3-second rounds for `limit` seconds (at least one
+    /// round): `upload --name` and the SMP commands' `--name`.
+    static func resolve(name: String, client: BlueZClient, adapter: AdapterInfo, seconds limit: Int) async throws
+        -> BluetoothAddress
+    {
         let started = ContinuousClock.now
         var matches: [ScannedDevice] = []
         repeat {

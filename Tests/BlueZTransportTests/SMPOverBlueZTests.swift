@@ -178,4 +178,49 @@ struct SMPOverBlueZTests {
             #expect(result.stdoutText.hasSuffix("uploaded by the device: slot 1, -; 9656 bytes uploaded\n"))
         }
     }
+    private static func verb(_ arguments: [String], rig: BlueZRig) -> ProcessResult {
+        ProcessRunner().run(
+            TestPaths.nrfloader, arguments + ["--adapter", "hci0", "--target", peripheral, "--timeout", "10"],
+            environment: ["DBUS_SYSTEM_BUS_ADDRESS": rig.bus.address])
+    }
+
+    @Test("the mcumgr-style verbs over BlueZ: upload-only, image list, test, reset, list, confirm, echo")
+    func verbs() async throws {
+        try await BlueZRig.with { rig in
+            let simulator = try await rig.startSimulate(["--adapter", "hci1", "--kind", "smp", "--flash", "instant"])
+            let upload = Self.upload(
+                ["-q", "--smp-mode", "upload-only", "--target", Self.peripheral, Self.smallImage], rig: rig)
+            #expect(upload.status == 0, Self.report(upload, simulator, rig))
+            let uploaded = "b1697c9210ad081fa641230219ea92f6ceb46fae6a4902fb93d74ad5f0a2ce90"
+            func slots(_ result: ProcessResult) throws -> [[String: Any]] {
+                let object = try #require(try Self.jsonLines(result.stdoutText).last, "\(result.stderrText)")
+                return try #require(object["images"] as? [[String: Any]], "\(object)")
+            }
+            func slot(_ list: [[String: Any]], _ number: Int) -> [String: Any] {
+                list.first { $0["slot"] as? Int == number } ?? [:]
+            }
+            var list = try slots(Self.verb(["image", "list", "--json"], rig: rig))
+            #expect(slot(list, 1)["hash"] as? String == uploaded && slot(list, 1)["pending"] as? Bool == false)
+
+            var result = Self.verb(["image", "test", uploaded], rig: rig)
+            #expect(result.status == 0, Self.report(result, simulator, rig))
+            result = Self.verb(["reset"], rig: rig)
+            #expect(result.status == 0 && result.stdoutText == "device reset\n", Self.report(result, simulator, rig))
+
+            // The device comes back after its reboot, running the new image for a test.
+            list = try slots(Self.verb(["image", "list", "--json"], rig: rig))
+            #expect(slot(list, 0)["hash"] as? String == uploaded)
+            #expect(slot(list, 0)["active"] as? Bool == true && slot(list, 0)["confirmed"] as? Bool == false)
+
+            result = Self.verb(["image", "confirm", "--json"], rig: rig)
+            #expect(result.status == 0, Self.report(result, simulator, rig))
+            list = try slots(result)
+            #expect(slot(list, 0)["hash"] as? String == uploaded && slot(list, 0)["confirmed"] as? Bool == true)
+
+            result = Self.verb(["echo", "hello over BlueZ"], rig: rig)
+            #expect(
+                result.status == 0 && result.stdoutText == "hello over BlueZ\n", Self.report(result, simulator, rig))
+            #expect(simulator.lines.contains("activated: boot 2: swapped to 2.0.0+0 (test)"), "\(simulator.lines)")
+        }
+    }
 }

@@ -257,12 +257,12 @@ private let runningHash = "1927c74c30bcb311a8f6108cb9b4c610284e23330b4da5918bc02
         "usage errors: one line naming the problem, exit 64",
         arguments: [
             (
-                ["image", "list", "--target", "C0:DE:00:00:00:09"],
-                "Error: SMP commands currently reach --target sim:smp and --port PATH, not a Bluetooth device"
+                ["image", "list", "--target", "C0:DE:00:00:00:0"],
+                "Error: --target 'C0:DE:00:00:00:0' is neither sim:smp nor a Bluetooth address (AA:BB:CC:DD:EE:FF)"
             ),
             (
-                ["image", "list", "--name", "Zephyr"],
-                "Error: SMP commands currently reach --target sim:smp and --port PATH"
+                ["image", "list", "--target", "sim:smp", "--adapter", "hci0"],
+                "Error: --adapter needs --target ADDRESS or --name NAME"
             ),
             (["echo", "x"], "Error: give the device with --port PATH or --target sim:smp"),
             (["reset", "--target", "sim"], "Error: unknown simulated target 'sim' (SMP commands reach sim:smp)"),
