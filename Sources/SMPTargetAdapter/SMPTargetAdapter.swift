@@ -59,7 +59,14 @@ public struct SMPTargetAdapter<Transport: SMPTransport>: Sendable {
                         let mtu = try await transport.connect(deadline: deadline)
                         followUps += machine.connected(mtu: mtu, at: now())
                     } catch {
-                        followUps += machine.transportFailed(error.failure, at: now())
+                        // A transport gives up its connection attempt when the task is cancelled: that is the user's
+                        // interrupt (130), not a device that was not found.
+                        if Task.isCancelled, !cancelled {
+                            cancelled = true
+                            followUps += machine.cancel(at: now())
+                        } else {
+                            followUps += machine.transportFailed(error.failure, at: now())
+                        }
                     }
                 case .send(let frame):
                     do {

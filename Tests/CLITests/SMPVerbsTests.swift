@@ -302,8 +302,10 @@ private let runningHash = "1927c74c30bcb311a8f6108cb9b4c610284e23330b4da5918bc02
         #expect(object["event"] as? String == "error" && object["exit_status"] as? Int == 66)
     }
 
-    @Test("Ctrl-C while the device is being reached ends with status 130 and the error object 'cancelled'")
-    func interrupted() throws {
+    @Test(
+        "Ctrl-C while the device is being reached ends with status 130 and the error object 'cancelled'",
+        arguments: [["image", "list"], ["upload", "\(mcuboot)/ed25519.bin"]])
+    func interrupted(command: [String]) throws {
         // A pseudo-terminal with nothing behind it: nrfloader opens it and sends SMP echo probes that nobody answers.
         let master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
         try #require(master >= 0, "cannot open /dev/ptmx")
@@ -313,7 +315,7 @@ private let runningHash = "1927c74c30bcb311a8f6108cb9b4c610284e23330b4da5918bc02
         // TIOCSPTLCK and TIOCGPTN (Glibc's Swift module hides posix_openpt and ptsname).
         try #require(ioctl(master, 0x4004_5431, &unlock) == 0 && ioctl(master, 0x8004_5430, &number) == 0)
         let child = ProcessRunner().start(
-            TestPaths.nrfloader, ["image", "list", "--port", "/dev/pts/\(number)", "--json"])
+            TestPaths.nrfloader, command + ["--port", "/dev/pts/\(number)", "--json"])
         // The first probe line (it starts with 06 09) is the condition: the command is inside its connection attempt.
         let deadline = ContinuousClock.now.advanced(by: .seconds(30))
         var received: [UInt8] = []
@@ -328,8 +330,9 @@ private let runningHash = "1927c74c30bcb311a8f6108cb9b4c610284e23330b4da5918bc02
         child.send(SIGINT)
         let result = child.wait()
         #expect(result.status == 130)
-        #expect(result.stderrText == "Error: cancelled\n")
-        let object = try jsonObject(result)
+        #expect(result.stderrText.hasSuffix("Error: cancelled\n"), "\(result.stderrText)")
+        let last = try #require(result.stdoutText.split(separator: "\n").last)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
         #expect(object["event"] as? String == "error" && object["exit_status"] as? Int == 130)
     }
 
