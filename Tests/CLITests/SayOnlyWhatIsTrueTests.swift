@@ -83,8 +83,8 @@ private let firmware = TestPaths.repositoryRoot.appendingPathComponent("Resource
         let list = nrfloader(["list", "--catalog", catalog])
         #expect(list.status == 0, "\(list.stderrText)")
         let row = try #require(list.stdoutText.split(separator: "\n").last.map(String.init))
-        #expect(row.hasPrefix("evil               \(visibleTitle)  "), "\(row)")
-        #expect(row.hasSuffix("  1        PCA10040  application     604"), "\(row)")
+        #expect(row.hasPrefix("evil                         \(visibleTitle)  "), "\(row)")
+        #expect(row.hasSuffix("  1        PCA10040  application  secure            604"), "\(row)")
         #expect(!list.stdout.contains(0x1B) && !list.stdout.contains(0x07) && !list.stdout.contains(0x7F))
 
         let info = nrfloader(["info", "evil", "--catalog", catalog])
