@@ -1,4 +1,4 @@
-public import SMP
+import SMP
 public import SMPTargetAdapter
 public import SerialDFU
 import Synchronization

@@ -32,94 +32,29 @@ public struct SMPExchangeAdapter<Transport: SMPTransport>: Sendable {
     /// - Parameter onLog: Receives lines of detail, the machine's and the transport's (a console's log lines).
     /// - Returns: The outcome.
     public func run(onLog: (String) -> Void = { _ in }) async -> Outcome {
-        var machine = exchange
-        let clock = transport.clock
-        let start = clock.now
-        func now() -> Duration { start.duration(to: clock.now) }
-        var timers: [SMPExchangeTimer: Duration] = [:]
-        var cancelled = false
-        var pending = machine.start(at: now())
-        while true {
-            var followUps: [SMPExchangeAction] = []
-            for action in pending {
-                switch action {
-                case .connect:
-                    let deadline = start.advanced(by: timers[.connection] ?? now() + .seconds(15))
-                    do {
-                        let mtu = try await transport.connect(deadline: deadline)
-                        followUps += machine.connected(mtu: mtu, at: now())
-                    } catch {
-                        // A transport gives up its connection attempt when the task is cancelled: that is the user's
-                        // interrupt, not a device that was not found.
-                        if Task.isCancelled, !cancelled {
-                            cancelled = true
-                            followUps += machine.cancel(at: now())
-                        } else {
-                            followUps += machine.transportFailed(error.failure, at: now())
-                        }
-                    }
-                case .send(let frame):
-                    do {
-                        try await transport.send(frame)
-                    } catch {
-                        followUps += machine.transportFailed(error.failure, at: now())
-                    }
-                case .disconnect:
-                    await transport.disconnect()
-                case .startTimer(let timer, let deadline):
-                    timers[timer] = deadline
-                case .cancelTimer(let timer):
-                    timers[timer] = nil
-                case .log(let line):
-                    onLog(line)
-                case .finish(let result):
-                    await transport.disconnect()
-                    return .completed(result)
-                case .fail(let error):
-                    await transport.disconnect()
-                    return .failed(error, deviceWasReached: machine.deviceWasReached)
-                }
-            }
-            pending = followUps
-            if !cancelled && Task.isCancelled {
-                cancelled = true
-                pending += machine.cancel(at: now())
-            }
-            guard pending.isEmpty else { continue }
-            let nextTimer = timers.min { $0.value < $1.value }
-            var waitUntil = nextTimer?.value ?? now() + .seconds(3600)
-            if !cancelled {
-                waitUntil = min(waitUntil, now() + SMPTargetAdapter<Transport>.cancellationPollInterval)
-            }
-            let event: SMPTransportEvent?
-            do {
-                event = try await transport.nextEvent(until: start.advanced(by: waitUntil))
-            } catch {
-                pending = machine.transportFailed(error.failure, at: now())
-                continue
-            }
-            switch event {
-            case .frame(let bytes):
-                pending = machine.receive(bytes, at: now())
-            case .disconnected:
-                pending = machine.transportDisconnected(at: now())
-            case .log(let line):
-                onLog(line)
-                // A chatty console must not hold the timers off.
-                pending = fireDue(nextTimer, timers: &timers, machine: &machine, at: now())
-            case nil:
-                pending = fireDue(nextTimer, timers: &timers, machine: &machine, at: now())
-            }
+        let driver = SMPMachineDriver(transport: transport, connectionFallback: .seconds(15))
+        switch await driver.run(exchange, publish: { _, _ in }, log: onLog) {
+        case .completed(let result): return .completed(result)
+        case .failed(let error, let reached): return .failed(error, deviceWasReached: reached)
         }
     }
+}
 
-    /// Fires `timer` when it is due.
-    private func fireDue(
-        _ timer: (key: SMPExchangeTimer, value: Duration)?, timers: inout [SMPExchangeTimer: Duration],
-        machine: inout SMPExchange, at now: Duration
-    ) -> [SMPExchangeAction] {
-        guard let timer, now >= timer.value else { return [] }
-        timers[timer.key] = nil
-        return machine.timerFired(timer.key, at: now)
+extension SMPExchange: SMPDrivenMachine {
+    static var connectionTimer: SMPExchangeTimer { .connection }
+
+    static func step(
+        _ action: SMPExchangeAction
+    ) -> SMPDriverStep<SMPExchangeTimer, SMPExchangeResult, SMPExchangeError> {
+        switch action {
+        case .connect: .connect
+        case .send(let frame): .send(frame)
+        case .disconnect: .disconnect
+        case .startTimer(let timer, let deadline): .startTimer(timer, deadline: deadline)
+        case .cancelTimer(let timer): .cancelTimer(timer)
+        case .log(let line): .log(line)
+        case .finish(let result): .finish(result)
+        case .fail(let error): .fail(error)
+        }
     }
 }

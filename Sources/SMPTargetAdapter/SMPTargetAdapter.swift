@@ -42,90 +42,34 @@ public struct SMPTargetAdapter<Transport: SMPTransport>: Sendable {
     /// - Parameter onEvent: Receives progress and log lines.
     /// - Returns: The outcome.
     public func run(onEvent: (Event) -> Void) async -> Outcome {
-        var machine = uploader
-        let clock = transport.clock
-        let start = clock.now
-        func now() -> Duration { start.duration(to: clock.now) }
-        var timers: [SMPTimer: Duration] = [:]
-        var cancelled = false
-        var pending = machine.start(at: now())
-        while true {
-            var followUps: [SMPAction] = []
-            for action in pending {
-                switch action {
-                case .connect:
-                    let deadline = start.advanced(by: timers[.connection] ?? now() + .seconds(30))
-                    do {
-                        let mtu = try await transport.connect(deadline: deadline)
-                        followUps += machine.connected(mtu: mtu, at: now())
-                    } catch {
-                        // A transport gives up its connection attempt when the task is cancelled: that is the user's
-                        // interrupt (130), not a device that was not found.
-                        if Task.isCancelled, !cancelled {
-                            cancelled = true
-                            followUps += machine.cancel(at: now())
-                        } else {
-                            followUps += machine.transportFailed(error.failure, at: now())
-                        }
-                    }
-                case .send(let frame):
-                    do {
-                        try await transport.send(frame)
-                    } catch {
-                        followUps += machine.transportFailed(error.failure, at: now())
-                    }
-                case .disconnect:
-                    await transport.disconnect()
-                case .startTimer(let timer, let deadline):
-                    timers[timer] = deadline
-                case .cancelTimer(let timer):
-                    timers[timer] = nil
-                case .progress(let progress):
-                    onEvent(.progress(progress, elapsed: now()))
-                case .log(let line):
-                    onEvent(.log(line))
-                case .finish(let result):
-                    await transport.disconnect()
-                    return .completed(result)
-                case .fail(let error):
-                    await transport.disconnect()
-                    return .failed(error, deviceWasReached: machine.deviceWasReached)
-                }
-            }
-            pending = followUps
-            if !cancelled && Task.isCancelled {
-                cancelled = true
-                pending += machine.cancel(at: now())
-            }
-            guard pending.isEmpty else { continue }
-            let nextTimer = timers.min { $0.value < $1.value }
-            var waitUntil = nextTimer?.value ?? now() + .seconds(3600)
-            if !cancelled { waitUntil = min(waitUntil, now() + Self.cancellationPollInterval) }
-            let event: SMPTransportEvent?
-            do {
-                event = try await transport.nextEvent(until: start.advanced(by: waitUntil))
-            } catch {
-                pending = machine.transportFailed(error.failure, at: now())
-                continue
-            }
-            switch event {
-            case .frame(let bytes):
-                pending = machine.receive(bytes, at: now())
-            case .disconnected:
-                pending = machine.transportDisconnected(at: now())
-            case .log(let line):
-                onEvent(.log(line))
-                // A chatty console must not hold the timers off.
-                if let nextTimer, now() >= nextTimer.value {
-                    timers[nextTimer.key] = nil
-                    pending = machine.timerFired(nextTimer.key, at: now())
-                }
-            case nil:
-                if let nextTimer, now() >= nextTimer.value {
-                    timers[nextTimer.key] = nil
-                    pending = machine.timerFired(nextTimer.key, at: now())
-                }
-            }
+        let driver = SMPMachineDriver(transport: transport, connectionFallback: .seconds(30))
+        let outcome = await driver.run(
+            uploader,
+            publish: { action, elapsed in
+                if case .progress(let progress) = action { onEvent(.progress(progress, elapsed: elapsed)) }
+            },
+            log: { onEvent(.log($0)) })
+        switch outcome {
+        case .completed(let result): return .completed(result)
+        case .failed(let error, let reached): return .failed(error, deviceWasReached: reached)
+        }
+    }
+}
+
+extension SMPUploader: SMPDrivenMachine {
+    static var connectionTimer: SMPTimer { .connection }
+
+    static func step(_ action: SMPAction) -> SMPDriverStep<SMPTimer, SMPUploadResult, SMPUploadError> {
+        switch action {
+        case .connect: .connect
+        case .send(let frame): .send(frame)
+        case .disconnect: .disconnect
+        case .startTimer(let timer, let deadline): .startTimer(timer, deadline: deadline)
+        case .cancelTimer(let timer): .cancelTimer(timer)
+        case .progress: .publish
+        case .log(let line): .log(line)
+        case .finish(let result): .finish(result)
+        case .fail(let error): .fail(error)
         }
     }
 }
