@@ -7,15 +7,21 @@ private let mcuboot = TestPaths.repositoryRoot.appendingPathComponent("Tests/Dat
 @Suite struct MCUbootInfoCommandTests {
     @Test(
         "info --json agrees with imgtool dumpinfo's transcript on every committed image",
-        arguments: ["hash-only", "ecdsa-p256", "ed25519", "ecdsa-p256-confirm", "selftest-nrf52840dk-mcuboot"])
-    func agreesWithImgtool(name: String) throws {
-        // The catalog's MCUboot image lives with the other firmware; its transcript is here with the rest.
-        let catalogImage = TestPaths.repositoryRoot.appendingPathComponent("Resources/firmware/\(name).bin").path
-        let path = FileManager.default.fileExists(atPath: catalogImage) ? catalogImage : "\(mcuboot)/\(name).bin"
-        let result = nrfloader(["info", path, "--json"])
+        arguments: [
+            ("mcuboot/hash-only.bin", "mcuboot/hash-only"), ("mcuboot/ecdsa-p256.bin", "mcuboot/ecdsa-p256"),
+            ("mcuboot/ed25519.bin", "mcuboot/ed25519"), ("mcuboot/ecdsa-p256-confirm.bin", "mcuboot/ecdsa-p256-confirm"),
+            // The catalog's MCUboot image lives with the other firmware; its transcript is with the rest.
+            ("../../Resources/firmware/selftest-nrf52840dk-mcuboot.bin", "mcuboot/selftest-nrf52840dk-mcuboot"),
+            ("smp-ble/ecdsa-p256-130k.bin", "smp-ble/ecdsa-p256-130k"),
+            ("mcuboot/ncs/app/app_update.bin", "mcuboot/ncs/app_update"),
+            ("mcuboot/ncs/net/net_core_app_update.bin", "mcuboot/ncs/net_core_app_update"),
+        ])
+    func agreesWithImgtool(image: String, transcriptName: String) throws {
+        let data = TestPaths.repositoryRoot.appendingPathComponent("Tests/Data").path
+        let result = nrfloader(["info", "\(data)/\(image)", "--json"])
         #expect(result.status == 0, "\(result.stderrText)")
         let ours = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any])
-        let transcript = try Data(contentsOf: URL(fileURLWithPath: "\(mcuboot)/\(name).dumpinfo.json"))
+        let transcript = try Data(contentsOf: URL(fileURLWithPath: "\(data)/\(transcriptName).dumpinfo.json"))
         let theirs = try #require(try JSONSerialization.jsonObject(with: transcript) as? [String: Any])
         #expect(ours["kind"] as? String == "mcuboot")
         let ourHeader = try #require(ours["header"] as? [String: Any])
@@ -49,6 +55,29 @@ private let mcuboot = TestPaths.repositoryRoot.appendingPathComponent("Tests/Dat
         }
         let hash = try #require(ours["sha256_tlv"] as? [String: Any])
         #expect(hash["valid"] as? Bool == true)
+    }
+
+    @Test("every committed signed MCUboot image has an imgtool dumpinfo transcript that the test above compares")
+    func everyImageHasATranscript() throws {
+        let root = TestPaths.repositoryRoot
+        let compared: Set<String> = [
+            "Tests/Data/mcuboot/hash-only.bin", "Tests/Data/mcuboot/ecdsa-p256.bin", "Tests/Data/mcuboot/ed25519.bin",
+            "Tests/Data/mcuboot/ecdsa-p256-confirm.bin", "Resources/firmware/selftest-nrf52840dk-mcuboot.bin",
+            "Tests/Data/smp-ble/ecdsa-p256-130k.bin", "Tests/Data/mcuboot/ncs/app/app_update.bin",
+            "Tests/Data/mcuboot/ncs/net/net_core_app_update.bin",
+        ]
+        var found: Set<String> = []
+        for folder in ["Tests/Data", "Resources/firmware"] {
+            let enumerator = FileManager.default.enumerator(atPath: root.appendingPathComponent(folder).path)
+            while let relative = enumerator?.nextObject() as? String {
+                guard relative.hasSuffix(".bin") else { continue }
+                let path = folder + "/" + relative
+                let handle = try FileHandle(forReadingFrom: root.appendingPathComponent(path))
+                defer { try? handle.close() }
+                if try handle.read(upToCount: 4) == Data([0x3D, 0xB8, 0xF3, 0x96]) { found.insert(path) }
+            }
+        }
+        #expect(found == compared)
     }
 
     @Test("--verify-key checks the signature; a wrong key exits 65 with one line naming image and key")
