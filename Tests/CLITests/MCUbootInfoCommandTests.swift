@@ -9,7 +9,8 @@ private let mcuboot = TestPaths.repositoryRoot.appendingPathComponent("Tests/Dat
         "info --json agrees with imgtool dumpinfo's transcript on every committed image",
         arguments: [
             ("mcuboot/hash-only.bin", "mcuboot/hash-only"), ("mcuboot/ecdsa-p256.bin", "mcuboot/ecdsa-p256"),
-            ("mcuboot/ed25519.bin", "mcuboot/ed25519"), ("mcuboot/ecdsa-p256-confirm.bin", "mcuboot/ecdsa-p256-confirm"),
+            ("mcuboot/ed25519.bin", "mcuboot/ed25519"),
+            ("mcuboot/ecdsa-p256-confirm.bin", "mcuboot/ecdsa-p256-confirm"),
             // The catalog's MCUboot image lives with the other firmware; its transcript is with the rest.
             ("../../Resources/firmware/selftest-nrf52840dk-mcuboot.bin", "mcuboot/selftest-nrf52840dk-mcuboot"),
             ("smp-ble/ecdsa-p256-130k.bin", "smp-ble/ecdsa-p256-130k"),
