@@ -123,6 +123,40 @@ struct SMPOverBlueZTests {
         }
     }
 
+    @Test(
+        "at ATT MTU 23 requests span several writes and answers several notifications; lost and doubled answers are survived"
+    )
+    func smallMTUAndLostAnswers() async throws {
+        let images = try TemporaryDirectory()
+        defer { images.remove() }
+        try await BlueZRig.with { rig in
+            let simulator = try await rig.startSimulate([
+                "--adapter", "hci1", "--kind", "smp", "--flash", "instant", "--mtu", "23", "--save-images",
+                images.path, "--exit-after", "1", "--sim-fault", "drop-notification@5", "--sim-fault",
+                "duplicate-notification@9",
+            ])
+            let image = try Self.file(Self.smallImage)
+            // --timeout bounds the wait for the lost answer: the link is dropped and the upload resumed after 3 s.
+            let result = Self.upload(
+                ["--target", Self.peripheral, Self.smallImage, "--json", "--timeout", "3"], rig: rig)
+            #expect(result.status == 0, Self.report(result, simulator, rig))
+            #expect(
+                try Self.jsonLines(result.stdoutText).contains {
+                    ($0["message"] as? String)?.hasPrefix("no answer within 3.0 seconds waiting for") == true
+                }, Self.report(result, simulator, rig))
+            let last = try #require(try Self.jsonLines(result.stdoutText).last)
+            #expect(last["state"] as? String == "confirmed", "\(last)")
+            let smp = try #require(last["smp"] as? [String: Any])
+            // Chunks sized for 20-byte writes: a request of whole writes within Zephyr's 384-byte buffer.
+            #expect((smp["chunk_size"] as? Int ?? 0) < 384, "\(smp)")
+            #expect(try await simulator.exit(within: .seconds(30)) == 0, "\(simulator.log)")
+            #expect(simulator.log.contains("connected: 00:11:22:33:44:01, MTU 23"))
+            #expect(simulator.log.contains("(drop-notification)") && simulator.log.contains("(duplicate-notification)"))
+            let slot0 = try Self.file(images.file("slot0.bin"))
+            #expect(slot0.prefix(image.count) == ArraySlice(image))
+        }
+    }
+
     @Test("an MCUboot image for a device that offers only nRF5 DFU: one line naming both, exit 69")
     func mcubootImageToDFUDevice() async throws {
         try await BlueZRig.with { rig in
