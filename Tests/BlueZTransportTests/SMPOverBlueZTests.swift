@@ -123,6 +123,35 @@ struct SMPOverBlueZTests {
         }
     }
 
+    @Test("a device that reboots mid-upload loses the upload (Zephyr keeps it in RAM): it starts again at offset 0")
+    func restartAfterReboot() async throws {
+        try await BlueZRig.with { rig in
+            let simulator = try await rig.startSimulate([
+                "--adapter", "hci1", "--kind", "smp", "--flash", "instant", "--sim-fault", "reboot@60000",
+                "--exit-after", "1", "--json",
+            ])
+            let image = try Self.file(Self.bigImage)
+            let result = Self.upload(["--target", Self.peripheral, Self.bigImage, "--json"], rig: rig)
+            #expect(result.status == 0, Self.report(result, simulator, rig))
+            let last = try #require(try Self.jsonLines(result.stdoutText).last)
+            #expect(last["state"] as? String == "confirmed", "\(last)")
+            #expect(try await simulator.exit(within: .seconds(30)) == 0, "\(simulator.log)")
+            let served = try Self.jsonLines(simulator.lines.joined(separator: "\n"))
+            let tally = try #require(served.last?["upload"] as? [String: Any], "\(simulator.lines)")
+            // The chunks already in flight at the old offset (at most the window of 3) are answered with off 0, the
+            // device's truth; then the upload starts again at 0 with the length and hash, and runs to the end.
+            let written = try #require(tally["bytes_written"] as? Int)
+            #expect(written > image.count && written < 2 * image.count, "\(tally)")
+            let stale = try #require(tally["stale_chunks"] as? Int)
+            #expect((1...3).contains(stale), "\(tally)")
+            let log = simulator.log.split(separator: "\n").map(String.init)
+            let fault = try #require(log.firstIndex { $0.hasPrefix("fault: device resets") }, "\(simulator.log)")
+            let resumed = try #require(log[fault...].first { $0.hasPrefix("> write group 1 id 1 ") })
+            #expect(resumed.hasSuffix("< 15 bytes off 0"), "\(resumed)")
+            #expect(log[fault...].contains { $0.contains(" off 0 len \(image.count) ") }, "\(simulator.log)")
+        }
+    }
+
     @Test(
         "at ATT MTU 23 requests span several writes and answers several notifications; lost and doubled answers are survived"
     )
