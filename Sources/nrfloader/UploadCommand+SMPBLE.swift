@@ -1,7 +1,5 @@
-import ArgumentParser
 import BlueZTransport
 import DFUController
-import FoundationEssentials
 import MCUbootImage
 import SMPBlueZ
 
@@ -32,18 +30,5 @@ extension UploadCommand {
         try await uploadSMP(
             image, named: label, over: BlueZSMPTransport(gatt: gatt, request: ConnectionRequest(address: address)),
             configuration: configuration)
-    }
-
-    /// Refuses a signed MCUboot image for several devices (exit 64): the fleet runs nRF5 DFU only, and would take the
-    /// image for a plain application binary.
-    func refuseMCUbootFleet() throws {
-        // Standard input is read once, by the fleet; a catalog id is no image.
-        guard input != "-", FileManager.default.fileExists(atPath: input) else { return }
-        let magic = MCUbootImageHeader.magic
-        let littleEndian = (0..<4).map { UInt8(truncatingIfNeeded: magic >> (8 * $0)) }
-        guard try InputFile(path: input).readAll().starts(with: littleEndian) else { return }
-        throw ValidationError(
-            "'\(input)' is a signed MCUboot image: it goes over SMP to one device at a time (--target ADDRESS or "
-                + "--name NAME); several devices take nRF5 DFU inputs only")
     }
 }

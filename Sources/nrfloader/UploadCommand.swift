@@ -99,7 +99,7 @@ struct UploadCommand: AsyncParsableCommand {
     func run() async throws {
         if let port = serialOptions.port { return try await runSerial(serialOptions, port: port) }
         if isFleet {
-            try refuseMCUbootFleet()
+            if let image = try mcubootFleetInput() { return try await runSMPFleet(image) }
             return try await runFleet()
         }
         if isSMPSimulation { return try await runSMPSimulated() }

@@ -11,9 +11,9 @@ struct SMPCommandLineTests {
         "each refusal is one line naming the problem",
         arguments: [
             (
-                ["upload", "--target", "C0:DE:00:00:00:02", "--target", "C0:DE:00:00:00:03", image],
-                "Error: '\(image)' is a signed MCUboot image: it goes over SMP to one device at a time (--target "
-                    + "ADDRESS or --name NAME); several devices take nRF5 DFU inputs only"
+                ["upload", "--name", "Zephyr.*", "--all", image],
+                "Error: --name REGEX --all with a signed MCUboot image is not supported; give the devices with "
+                    + "--target or --targets-from"
             ),
             (
                 ["simulate", "--kind", "smp", "--sim-fault", "corrupt-packet@3"],

@@ -186,6 +186,59 @@ struct SMPOverBlueZTests {
         }
     }
 
+    @Test("two SMP devices updated in one run (--target twice): --json events per device, then a summary")
+    func fleet() async throws {
+        let first = try TemporaryDirectory()
+        let second = try TemporaryDirectory()
+        defer {
+            first.remove()
+            second.remove()
+        }
+        try await BlueZRig.with { rig in
+            try await rig.addAdapter(2, address: "C0:DE:00:00:00:03")
+            let simulators = [
+                try await rig.startSimulate([
+                    "--adapter", "hci1", "--kind", "smp", "--flash", "instant", "--save-images", first.path,
+                    "--exit-after", "1",
+                ]),
+                try await rig.startSimulate([
+                    "--adapter", "hci2", "--kind", "smp", "--flash", "instant", "--save-images", second.path,
+                    "--exit-after", "1",
+                ]),
+            ]
+            let image = try Self.file(Self.bigImage)
+            let result = Self.upload(
+                ["--target", Self.peripheral, "--target", "C0:DE:00:00:00:03", Self.bigImage, "--json"], rig: rig)
+            #expect(result.status == 0, Self.report(result, simulators[0], rig))
+            let events = try Self.jsonLines(result.stdoutText)
+            #expect(events.allSatisfy { $0["schema"] as? Int == 1 })
+            // Every object but the summary names its device; each device has one begin and one result.
+            #expect(events.dropLast().allSatisfy { $0["device"] is String }, "\(result.stdoutText)")
+            for address in [Self.peripheral, "C0:DE:00:00:00:03"] {
+                let own = events.filter { $0["device"] as? String == address }
+                let kinds = own.map { $0["event"] as? String ?? "-" }
+                #expect(kinds.filter { $0 == "begin" }.count == 1, "\(address): \(kinds)")
+                #expect(kinds.filter { $0 == "result" }.count == 1, "\(address): \(kinds)")
+                let outcome = try #require(own.last, "\(address)")
+                #expect(outcome["event"] as? String == "result", "\(address): \(kinds)")
+                #expect(outcome["state"] as? String == "confirmed", "\(address)")
+                #expect(outcome["bytes_uploaded"] as? Int == image.count, "\(address)")
+            }
+            let summary = try #require(events.last)
+            #expect(summary["event"] as? String == "summary")
+            #expect(summary["completed"] as? Int == 2 && summary["failed"] as? Int == 0)
+            #expect(summary["exit_status"] as? Int == 0)
+            for simulator in simulators {
+                #expect(try await simulator.exit(within: .seconds(30)) == 0, "\(simulator.log)")
+            }
+            for directory in [first, second] {
+                let slot0 = try Self.file(directory.file("slot0.bin"))
+                #expect(slot0.prefix(image.count) == ArraySlice(image))
+                #expect(slot0[slot0.count - 24] == 1)
+            }
+        }
+    }
+
     @Test("an MCUboot image for a device that offers only nRF5 DFU: one line naming both, exit 69")
     func mcubootImageToDFUDevice() async throws {
         try await BlueZRig.with { rig in
