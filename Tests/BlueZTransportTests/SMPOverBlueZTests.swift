@@ -2,6 +2,10 @@ import Foundation
 import TestSupport
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `nrfloader upload` of signed MCUboot images over SMP through BlueZ, against `nrfloader simulate --kind smp`, both
 /// run as a user runs them on the rig's private bus with bluezoo in between.
 @Suite("SMP over BlueZ", .tags(.integration), .enabled(if: BlueZRig.isAvailable, BlueZRig.unavailableReason))
@@ -236,6 +240,30 @@ struct SMPOverBlueZTests {
                 #expect(slot0.prefix(image.count) == ArraySlice(image))
                 #expect(slot0[slot0.count - 24] == 1)
             }
+        }
+    }
+
+    @Test("Ctrl-C while the device swaps (nRF52 timing, seconds) ends simulate at once, with its slots saved")
+    func interruptDuringSwap() async throws {
+        let images = try TemporaryDirectory()
+        defer { images.remove() }
+        try await BlueZRig.with { rig in
+            let simulator = try await rig.startSimulate([
+                "--adapter", "hci1", "--kind", "smp", "--save-images", images.path,
+            ])
+            let upload = ProcessRunner().start(
+                TestPaths.nrfloader,
+                ["upload", "--adapter", "hci0", "--target", Self.peripheral, Self.bigImage, "--smp-mode", "test"],
+                environment: ["DBUS_SYSTEM_BUS_ADDRESS": rig.bus.address])
+            // The activation line comes when MCUboot starts the swap, which then takes about 12 s for 130 KiB.
+            _ = try await simulator.line(within: .seconds(60)) { $0.hasPrefix("activated: ") }
+            simulator.send(SIGINT)
+            #expect(try await simulator.exit(within: .seconds(5)) == 0, "\(simulator.log)")
+            // The upload is left searching for the rebooting device; it is not what this test is about.
+            upload.send(SIGKILL)
+            _ = upload.wait()
+            let slot0 = try Self.file(images.file("slot0.bin"))
+            #expect(slot0.prefix(try Self.file(Self.bigImage).count) == ArraySlice(try Self.file(Self.bigImage)))
         }
     }
 
