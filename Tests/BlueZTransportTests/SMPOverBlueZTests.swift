@@ -267,6 +267,35 @@ struct SMPOverBlueZTests {
         }
     }
 
+    @Test(
+        "the SMP fault kinds over BlueZ: recovered, or a device refusal with its name",
+        arguments: [
+            ("stall@20", 0, "fault: device stalled, no answer (stall)"),
+            ("drop-packet@12", 0, "fault: request of 244 bytes lost (drop-packet)"),
+            ("mtu@64", 0, "connected: 00:11:22:33:44:01, MTU 64"),
+            ("respond@01:09", 76, "answered image command 1 with rc 9 (fault)"),
+        ])
+    func faults(fault: String, status: Int32, simulatorSays: String) async throws {
+        try await BlueZRig.with { rig in
+            let simulator = try await rig.startSimulate([
+                "--adapter", "hci1", "--kind", "smp", "--flash", "instant", "--sim-fault", fault,
+            ])
+            let result = Self.upload(["--target", Self.peripheral, Self.smallImage, "--timeout", "3"], rig: rig)
+            #expect(result.status == status, Self.report(result, simulator, rig))
+            #expect(simulator.log.contains(simulatorSays), Self.report(result, simulator, rig))
+            if status == 0 {
+                #expect(
+                    result.stdoutText.hasSuffix(
+                        "confirmed by the device: slot 0, active confirmed; 9656 bytes uploaded\n"))
+            } else {
+                #expect(
+                    result.stderrText.hasSuffix(
+                        "Error: device refused image upload: rc 9 (IMG_MGMT_ERR_NO_FREE_SLOT: there is no free slot to "
+                            + "place the image)\n"), Self.report(result, simulator, rig))
+            }
+        }
+    }
+
     @Test("an MCUboot image for a device that offers only nRF5 DFU: one line naming both, exit 69")
     func mcubootImageToDFUDevice() async throws {
         try await BlueZRig.with { rig in
