@@ -26,5 +26,11 @@ while IFS= read -r file; do
     esac
 done < <(grep -rlE '^\s*(@[A-Za-z_]+\s+)?((public|internal|private|fileprivate|package)\s+)?import\s+CDBus$' \
     Sources Tests Benchmarks || true)
+# SMP over BlueZ (issue 20) frames SMP on BlueZTransport's link methods: no D-Bus of its own, no Foundation.
+while IFS= read -r line; do
+    echo "Sources/SMPBlueZ: forbidden import: $line" >&2
+    status=1
+done < <(grep -rhoE '^\s*(@[A-Za-z_]+\s+)?((public|internal|private|fileprivate|package)\s+)?import\s+[A-Za-z_]+' \
+    Sources/SMPBlueZ | grep -E 'import\s+(DBus|CDBus|BlueZ|Foundation|FoundationEssentials|Glibc|Dispatch)$' || true)
 [ $status = 0 ] && echo "module rules: ok" >&2
 exit $status

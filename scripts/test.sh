@@ -7,6 +7,8 @@ stage() { printf '== %s (at %d:%02d)\n' "$1" $((SECONDS / 60)) $((SECONDS % 60))
 bash scripts/install-deps.sh --test
 # The BlueZ stand-in (bluezoo) and its pinned Python packages, in .build-rig/venv.
 sh Tests/Rig/setup.sh
+# smpmgr/smpclient, the third-party SMP client of issue 20, in .build-rig/smp-venv.
+sh Tests/Rig/setup-smp.sh
 
 stage "swift format lint"
 swift format lint --strict --configuration .swift-format --recursive --parallel Package.swift Sources Tests Benchmarks

@@ -99,7 +99,10 @@ struct UploadCommand: AsyncParsableCommand {
 
     func run() async throws {
         if let port = serialOptions.port { return try await runSerial(serialOptions, port: port) }
-        if isFleet { return try await runFleet() }
+        if isFleet {
+            if let image = try mcubootFleetInput() { return try await runSMPFleet(image) }
+            return try await runFleet()
+        }
         if isSMPSimulation { return try await runSMPSimulated() }
         if let kind = try simulatedKind() {
             try await runSimulated(kind)

@@ -2,6 +2,10 @@ import Foundation
 import TestSupport
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `nrfloader upload` of signed MCUboot images over SMP through BlueZ, against `nrfloader simulate --kind smp`, both
 /// run as a user runs them on the rig's private bus with bluezoo in between.
 @Suite("SMP over BlueZ", .tags(.integration), .enabled(if: BlueZRig.isAvailable, BlueZRig.unavailableReason))
@@ -120,6 +124,175 @@ struct SMPOverBlueZTests {
             let answered = try #require(log[..<fault].last { $0.contains("group 1 id 1 ") }?.split(separator: " ").last)
             let resumed = try #require(log[fault...].first { $0.hasPrefix("> write group 1 id 1 ") })
             #expect(resumed.contains(" off \(answered) data "), "answered \(answered), then: \(resumed)")
+        }
+    }
+
+    @Test("a device that reboots mid-upload loses the upload (Zephyr keeps it in RAM): it starts again at offset 0")
+    func restartAfterReboot() async throws {
+        try await BlueZRig.with { rig in
+            let simulator = try await rig.startSimulate([
+                "--adapter", "hci1", "--kind", "smp", "--flash", "instant", "--sim-fault", "reboot@60000",
+                "--exit-after", "1", "--json",
+            ])
+            let image = try Self.file(Self.bigImage)
+            let result = Self.upload(["--target", Self.peripheral, Self.bigImage, "--json"], rig: rig)
+            #expect(result.status == 0, Self.report(result, simulator, rig))
+            let last = try #require(try Self.jsonLines(result.stdoutText).last)
+            #expect(last["state"] as? String == "confirmed", "\(last)")
+            #expect(try await simulator.exit(within: .seconds(30)) == 0, "\(simulator.log)")
+            let served = try Self.jsonLines(simulator.lines.joined(separator: "\n"))
+            let tally = try #require(served.last?["upload"] as? [String: Any], "\(simulator.lines)")
+            // The chunks already in flight at the old offset (at most the window of 3) are answered with off 0, the
+            // device's truth; then the upload starts again at 0 with the length and hash, and runs to the end.
+            let written = try #require(tally["bytes_written"] as? Int)
+            #expect(written > image.count && written < 2 * image.count, "\(tally)")
+            let stale = try #require(tally["stale_chunks"] as? Int)
+            #expect((1...3).contains(stale), "\(tally)")
+            let log = simulator.log.split(separator: "\n").map(String.init)
+            let fault = try #require(log.firstIndex { $0.hasPrefix("fault: device resets") }, "\(simulator.log)")
+            let resumed = try #require(log[fault...].first { $0.hasPrefix("> write group 1 id 1 ") })
+            #expect(resumed.hasSuffix("< 15 bytes off 0"), "\(resumed)")
+            #expect(log[fault...].contains { $0.contains(" off 0 len \(image.count) ") }, "\(simulator.log)")
+        }
+    }
+
+    @Test(
+        "at ATT MTU 23 requests span several writes and answers several notifications; lost and doubled answers are survived"
+    )
+    func smallMTUAndLostAnswers() async throws {
+        let images = try TemporaryDirectory()
+        defer { images.remove() }
+        try await BlueZRig.with { rig in
+            let simulator = try await rig.startSimulate([
+                "--adapter", "hci1", "--kind", "smp", "--flash", "instant", "--mtu", "23", "--save-images",
+                images.path, "--exit-after", "1", "--sim-fault", "drop-notification@5", "--sim-fault",
+                "duplicate-notification@9",
+            ])
+            let image = try Self.file(Self.smallImage)
+            // --timeout bounds the wait for the lost answer: the link is dropped and the upload resumed after 3 s.
+            let result = Self.upload(
+                ["--target", Self.peripheral, Self.smallImage, "--json", "--timeout", "3"], rig: rig)
+            #expect(result.status == 0, Self.report(result, simulator, rig))
+            #expect(
+                try Self.jsonLines(result.stdoutText).contains {
+                    ($0["message"] as? String)?.hasPrefix("no answer within 3.0 seconds waiting for") == true
+                }, Self.report(result, simulator, rig))
+            let last = try #require(try Self.jsonLines(result.stdoutText).last)
+            #expect(last["state"] as? String == "confirmed", "\(last)")
+            let smp = try #require(last["smp"] as? [String: Any])
+            // Chunks sized for 20-byte writes: a request of whole writes within Zephyr's 384-byte buffer.
+            #expect((smp["chunk_size"] as? Int ?? 0) < 384, "\(smp)")
+            #expect(try await simulator.exit(within: .seconds(30)) == 0, "\(simulator.log)")
+            #expect(simulator.log.contains("connected: 00:11:22:33:44:01, MTU 23"))
+            #expect(simulator.log.contains("(drop-notification)") && simulator.log.contains("(duplicate-notification)"))
+            let slot0 = try Self.file(images.file("slot0.bin"))
+            #expect(slot0.prefix(image.count) == ArraySlice(image))
+        }
+    }
+
+    @Test("two SMP devices updated in one run (--target twice): --json events per device, then a summary")
+    func fleet() async throws {
+        let first = try TemporaryDirectory()
+        let second = try TemporaryDirectory()
+        defer {
+            first.remove()
+            second.remove()
+        }
+        try await BlueZRig.with { rig in
+            try await rig.addAdapter(2, address: "C0:DE:00:00:00:03")
+            let simulators = [
+                try await rig.startSimulate([
+                    "--adapter", "hci1", "--kind", "smp", "--flash", "instant", "--save-images", first.path,
+                    "--exit-after", "1",
+                ]),
+                try await rig.startSimulate([
+                    "--adapter", "hci2", "--kind", "smp", "--flash", "instant", "--save-images", second.path,
+                    "--exit-after", "1",
+                ]),
+            ]
+            let image = try Self.file(Self.bigImage)
+            let result = Self.upload(
+                ["--target", Self.peripheral, "--target", "C0:DE:00:00:00:03", Self.bigImage, "--json"], rig: rig)
+            #expect(result.status == 0, Self.report(result, simulators[0], rig))
+            let events = try Self.jsonLines(result.stdoutText)
+            #expect(events.allSatisfy { $0["schema"] as? Int == 1 })
+            // Every object but the summary names its device; each device has one begin and one result.
+            #expect(events.dropLast().allSatisfy { $0["device"] is String }, "\(result.stdoutText)")
+            for address in [Self.peripheral, "C0:DE:00:00:00:03"] {
+                let own = events.filter { $0["device"] as? String == address }
+                let kinds = own.map { $0["event"] as? String ?? "-" }
+                #expect(kinds.filter { $0 == "begin" }.count == 1, "\(address): \(kinds)")
+                #expect(kinds.filter { $0 == "result" }.count == 1, "\(address): \(kinds)")
+                let outcome = try #require(own.last, "\(address)")
+                #expect(outcome["event"] as? String == "result", "\(address): \(kinds)")
+                #expect(outcome["state"] as? String == "confirmed", "\(address)")
+                #expect(outcome["bytes_uploaded"] as? Int == image.count, "\(address)")
+            }
+            let summary = try #require(events.last)
+            #expect(summary["event"] as? String == "summary")
+            #expect(summary["completed"] as? Int == 2 && summary["failed"] as? Int == 0)
+            #expect(summary["exit_status"] as? Int == 0)
+            for simulator in simulators {
+                #expect(try await simulator.exit(within: .seconds(30)) == 0, "\(simulator.log)")
+            }
+            for directory in [first, second] {
+                let slot0 = try Self.file(directory.file("slot0.bin"))
+                #expect(slot0.prefix(image.count) == ArraySlice(image))
+                #expect(slot0[slot0.count - 24] == 1)
+            }
+        }
+    }
+
+    @Test("Ctrl-C while the device swaps (nRF52 timing, seconds) ends simulate at once, with its slots saved")
+    func interruptDuringSwap() async throws {
+        let images = try TemporaryDirectory()
+        defer { images.remove() }
+        try await BlueZRig.with { rig in
+            let simulator = try await rig.startSimulate([
+                "--adapter", "hci1", "--kind", "smp", "--save-images", images.path,
+            ])
+            let upload = ProcessRunner().start(
+                TestPaths.nrfloader,
+                ["upload", "--adapter", "hci0", "--target", Self.peripheral, Self.bigImage, "--smp-mode", "test"],
+                environment: ["DBUS_SYSTEM_BUS_ADDRESS": rig.bus.address])
+            // The activation line comes when MCUboot starts the swap, which then takes about 12 s for 130 KiB.
+            _ = try await simulator.line(within: .seconds(60)) { $0.hasPrefix("activated: ") }
+            simulator.send(SIGINT)
+            #expect(try await simulator.exit(within: .seconds(5)) == 0, "\(simulator.log)")
+            // The upload is left searching for the rebooting device; it is not what this test is about.
+            upload.send(SIGKILL)
+            _ = upload.wait()
+            let slot0 = try Self.file(images.file("slot0.bin"))
+            #expect(slot0.prefix(try Self.file(Self.bigImage).count) == ArraySlice(try Self.file(Self.bigImage)))
+        }
+    }
+
+    @Test(
+        "the SMP fault kinds over BlueZ: recovered, or a device refusal with its name",
+        arguments: [
+            ("stall@20", 0, "fault: device stalled, no answer (stall)"),
+            ("drop-packet@12", 0, "fault: request of 384 bytes lost (drop-packet)"),
+            ("mtu@64", 0, "connected: 00:11:22:33:44:01, MTU 64"),
+            ("respond@01:09", 76, "answered image command 1 with rc 9 (fault)"),
+        ])
+    func faults(fault: String, status: Int32, simulatorSays: String) async throws {
+        try await BlueZRig.with { rig in
+            let simulator = try await rig.startSimulate([
+                "--adapter", "hci1", "--kind", "smp", "--flash", "instant", "--sim-fault", fault,
+            ])
+            let result = Self.upload(["--target", Self.peripheral, Self.smallImage, "--timeout", "3"], rig: rig)
+            #expect(result.status == status, Self.report(result, simulator, rig))
+            #expect(simulator.log.contains(simulatorSays), Self.report(result, simulator, rig))
+            if status == 0 {
+                #expect(
+                    result.stdoutText.hasSuffix(
+                        "confirmed by the device: slot 0, active confirmed; 9656 bytes uploaded\n"))
+            } else {
+                #expect(
+                    result.stderrText.hasSuffix(
+                        "Error: device refused image upload: rc 9 (IMG_MGMT_ERR_NO_FREE_SLOT: there is no free slot to "
+                            + "place the image)\n"), Self.report(result, simulator, rig))
+            }
         }
     }
 

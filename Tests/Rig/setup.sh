@@ -26,23 +26,14 @@ fi
 python=/usr/bin/python3
 [ -x "$python" ] || python=$(command -v python3)
 
-# install_venv VENV REQUIREMENTS CHECK PIP_ARGS...: (re)creates VENV unless it holds exactly REQUIREMENTS.
-install_venv() {
-    target=$1 requirements=$2 check=$3
-    shift 3
-    if [ -f "$target/.requirements" ] && cmp -s "$target/.requirements" "$requirements"; then
-        echo "rig: $target is up to date" >&2
-        return 0
-    fi
-    rm -rf "$target"
-    "$python" -m venv "$target"
-    "$target/bin/pip" install --quiet --disable-pip-version-check "$@" -r "$requirements"
-    "$target/bin/python" -c "$check"
-    cp "$requirements" "$target/.requirements"
-    echo "rig: ready at $target" >&2
-}
-
-install_venv "$venv" "$here/requirements.txt" 'import bluezoo, sdbus' --only-binary=:all:
-# smp's crcmod comes as a source distribution only (it builds its pure-Python fallback without a compiler).
-install_venv "$root/.build-rig/smp-venv" "$here/smp-requirements.txt" 'import smpclient, smp' \
-    --only-binary=:all: --no-binary=crcmod
+stamp="$venv/.requirements"
+if [ -f "$stamp" ] && cmp -s "$stamp" "$here/requirements.txt"; then
+    echo "rig: $venv is up to date" >&2
+    exit 0
+fi
+rm -rf "$venv"
+"$python" -m venv "$venv"
+"$venv/bin/pip" install --quiet --disable-pip-version-check --only-binary=:all: -r "$here/requirements.txt"
+"$venv/bin/python" -c 'import bluezoo, sdbus' 
+cp "$here/requirements.txt" "$stamp"
+echo "rig: ready at $venv" >&2

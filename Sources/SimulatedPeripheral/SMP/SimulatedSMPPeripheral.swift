@@ -21,6 +21,7 @@ public final class SimulatedSMPPeripheral: Sendable {
     private let initialDevice: SimulatedSMPDevice
     private let actions: AsyncStream<SMPControlAction>
     private let continuation: AsyncStream<SMPControlAction>.Continuation
+    private let stopping = StopSignal()
     private let final = Mutex<(device: SimulatedSMPDevice, tally: SMPUploadTally)?>(nil)
 
     /// Prepares to serve `device` on `adapter`; nothing happens on the bus until ``run(onEvent:)``.
@@ -43,6 +44,7 @@ public final class SimulatedSMPPeripheral: Sendable {
 
     /// Makes ``run(onEvent:)`` unregister everything and return; callable from any thread, also from `onEvent`.
     public func stop() {
+        stopping.raise()
         continuation.yield(.stop)
     }
 
@@ -65,6 +67,7 @@ public final class SimulatedSMPPeripheral: Sendable {
             connection: client.connection, device: initialDevice, adapterPath: adapter.path, options: options,
             actions: continuation, onEvent: onEvent)
         let continuation = self.continuation
+        let stopping = self.stopping
         continuation.yield(.register(generation: 1))
         let outcome = await withTaskCancellationHandler {
             await withTaskGroup(of: Void.self) { group -> (Int?, BlueZError?) in
@@ -77,6 +80,7 @@ public final class SimulatedSMPPeripheral: Sendable {
                 return outcome
             }
         } onCancel: {
+            stopping.raise()
             continuation.yield(.stop)
         }
         let client = self.client
@@ -111,7 +115,9 @@ public final class SimulatedSMPPeripheral: Sendable {
             case .disconnect(let central):
                 await disconnect(central, core: core, onEvent: onEvent)
             case .reset(let delay):
-                if delay > .zero { try? await Task.sleep(for: delay) }
+                if delay > .zero { await stopping.pause(for: delay) }
+                // Stopped while waiting: `.stop` is next in the stream.
+                guard !stopping.isRaised else { continue }
                 if let central = core.central {
                     core.state.withLock { state in
                         state.disconnecting.insert(central)
@@ -124,7 +130,8 @@ public final class SimulatedSMPPeripheral: Sendable {
                     registered = nil
                 }
                 let boot = core.reboot() + options.bootTime
-                try? await Task.sleep(for: boot)
+                await stopping.pause(for: boot)
+                guard !stopping.isRaised else { continue }
                 continuation.yield(.register(generation: core.generation))
             case .stop:
                 return (registered, nil)
