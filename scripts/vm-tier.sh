@@ -26,7 +26,7 @@ SOAK=0
 BENCH=0
 WORK_NAME=work
 ALL="secure secure-no-acquire secure-catalog sd-bl-app legacy legacy-catalog buttonless two-sessions"
-ALL="$ALL fleet scan-then-upload name smp smp-resume"
+ALL="$ALL fleet scan-then-upload name smp smp-resume smp-two-image"
 SCENARIOS=$ALL
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -133,6 +133,7 @@ cp Tests/VM/guest.sh Tests/VM/main.conf Tests/VM/bare-central.py "$WORK/"
 "$CC" -shared -fPIC -O2 -Wall -o "$WORK/btvirt-address.so" Tests/VM/btvirt-address.c -ldl ||
 	fail "cannot build Tests/VM/btvirt-address.c with $CC"
 cp Tests/Data/packages/*.zip Tests/Data/packages/nrfutil-test-key.pub.pem "$WORK/data/"
+cp Tests/Data/mcuboot/ncs/dfu_application.zip "$WORK/data/ncs-dfu_application.zip"
 cp Resources/firmware/*.bin "$WORK/data/firmware/"
 python3 - "$WORK/data" <<'EOF' || fail "cannot unpack the test packages"
 import pathlib, sys, zipfile

@@ -80,12 +80,13 @@ final class SMPSimulateRenderer: Sendable {
         }
     }
 
-    /// Writes the slots to `--save-images` (slot0.bin, slot1.bin), each by a temporary file and a rename.
+    /// Writes the slots to `--save-images` (slot0.bin, slot1.bin, and slot2.bin, slot3.bin for image 1, …), each by a
+    /// temporary file and a rename.
     func save(_ slots: SMPSlots) {
         guard let imageDirectory else { return }
         do {
-            for (name, bytes) in [("slot0", slots.primary), ("slot1", slots.secondary)] {
-                let output = try OutputFile(path: imageDirectory + "/" + name + ".bin")
+            for (index, bytes) in slots.all.enumerated() {
+                let output = try OutputFile(path: imageDirectory + "/slot\(index).bin")
                 try output.write(bytes)
                 try output.commit()
             }

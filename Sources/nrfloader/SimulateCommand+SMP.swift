@@ -9,6 +9,7 @@ extension SimulateCommand {
     /// The options `--kind smp` takes; the DFU-only ones are refused rather than ignored.
     func validateSMP() throws {
         guard smpSlotSize >= 0x1000 else { throw ValidationError("--smp-slot-size must be at least 4096") }
+        guard (1...16).contains(smpImages) else { throw ValidationError("--smp-images must be 1 to 16") }
         let dfuOnly: [(String, Bool)] = [
             ("--key", key != nil), ("--sd-id", softDevice != nil), ("--flash nrf51", flash == .nrf51),
         ]
@@ -27,6 +28,7 @@ extension SimulateCommand {
     func runSMP() async throws {
         if let saveImages { try SimulatorOptions.makeImageDirectory(saveImages) }
         var configuration = SimulatedSMPDevice.Configuration(slotSize: smpSlotSize)
+        configuration.imageCount = smpImages
         if let params = simSmpParams {
             configuration.answersParameters = true
             configuration.parameters = params.parameters
@@ -53,7 +55,7 @@ extension SimulateCommand {
         Interrupts.onFirstInterrupt { peripheral.stop() }
         try await peripheral.run { renderer.handle($0) }
         if let device = peripheral.device {
-            renderer.save(SMPSlots(primary: device.primary, secondary: device.secondary))
+            renderer.save(SMPSlots(device.slots))
         }
         if let failure = renderer.failure { throw failure }
         renderer.finish(tally: peripheral.tally ?? SMPUploadTally())

@@ -93,8 +93,14 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "Seed for random faults (drop-packet~0.01).")
     var simSeed: UInt64 = 0
 
-    @Option(help: "smp: the size of each of the two image slots in bytes (a padded image must match it).")
+    @Option(help: "smp: the size of each image slot in bytes (a padded image must match it).")
     var smpSlotSize: Int = 0x4_0000
+
+    @Option(
+        help: ArgumentHelp(
+            "smp: how many images the device updates, each with two slots (2: an nRF5340's application and network "
+                + "cores, images 0 and 1; --save-images writes slot0.bin to slot3.bin)."))
+    var smpImages: Int = 1
 
     @Option(
         help: ArgumentHelp(
@@ -111,7 +117,11 @@ struct SimulateCommand: AsyncParsableCommand {
         for text in simFault {
             do { _ = try FaultSpecification.parse(text) } catch { throw ValidationError("--sim-fault: \(error)") }
         }
-        if kind == .smp { try validateSMP() }
+        if kind == .smp {
+            try validateSMP()
+        } else if smpImages != 1 {
+            throw ValidationError("--smp-images applies to --kind smp")
+        }
     }
 
     func run() async throws {

@@ -396,4 +396,29 @@ struct SMPOverBlueZTests {
             #expect(simulator.lines.contains("activated: boot 2: swapped to 2.0.0+0 (test)"), "\(simulator.lines)")
         }
     }
+    @Test("an nRF Connect SDK dfu_application.zip (two images) to simulate --kind smp --smp-images 2: both confirmed")
+    func twoImagePackage() async throws {
+        let images = try TemporaryDirectory()
+        defer { images.remove() }
+        let ncs = Self.root + "/Tests/Data/mcuboot/ncs"
+        try await BlueZRig.with { rig in
+            let simulator = try await rig.startSimulate([
+                "--adapter", "hci1", "--kind", "smp", "--smp-images", "2", "--flash", "instant", "--save-images",
+                images.path, "--exit-after", "1",
+            ])
+            let result = Self.upload(["--target", Self.peripheral, ncs + "/dfu_application.zip"], rig: rig)
+            #expect(result.status == 0, Self.report(result, simulator, rig))
+            #expect(
+                result.stdoutText
+                    == "image 0 'app_update.bin' 2.1.0.7 (hash 29fa808f06e92f7f…) confirmed by the device: slot 0, "
+                    + "active confirmed; 20663 bytes uploaded\n"
+                    + "image 1 'net_core_app_update.bin' 1.4.0 (hash 839bbe3f2c6f93dc…) confirmed by the device: "
+                    + "slot 0, active confirmed; 12663 bytes uploaded\n", Self.report(result, simulator, rig))
+            #expect(try await simulator.exit(within: .seconds(30)) == 0, "\(simulator.log)")
+            let app = try Self.file(ncs + "/app/app_update.bin")
+            let net = try Self.file(ncs + "/net/net_core_app_update.bin")
+            #expect(try Self.file(images.file("slot0.bin")).prefix(app.count) == ArraySlice(app))
+            #expect(try Self.file(images.file("slot2.bin")).prefix(net.count) == ArraySlice(net))
+        }
+    }
 }

@@ -297,6 +297,15 @@ scenario_smp() {
 		reported smp confirmed && prefix "$SMP_IMAGE" slot0.bin
 }
 
+# An nRF Connect SDK dfu_application.zip with two images (an nRF5340's application and network cores) to a device that
+# updates two images: both uploaded, tested, one reset, both confirmed; image 0 in slot 0, image 1 in slot 2.
+scenario_smp_two_image() {
+	start_sim hci1 1 --kind smp --smp-images 2 && upload smp-two-image --target "$HCI1" "$DATA/ncs-dfu_application.zip" &&
+		wait_for 30 activations 1 && reported smp-two-image confirmed &&
+		prefix "$DATA/ncs-dfu_application/app_update.bin" slot0.bin &&
+		prefix "$DATA/ncs-dfu_application/net_core_app_update.bin" slot2.bin
+}
+
 # The device drops the link after 60000 bytes; the upload goes on from the offset the device reports, and no byte
 # is written twice.
 scenario_smp_resume() {

@@ -160,7 +160,7 @@ final class SMPPeripheralCore: Sendable {
         onEvent(
             .disconnected(
                 central: link.central,
-                slots: SMPSlots(primary: state.device.primary, secondary: state.device.secondary),
+                slots: SMPSlots(state.device.slots),
                 tally: state.tally))
     }
 
@@ -187,7 +187,7 @@ final class SMPPeripheralCore: Sendable {
             onEvent(
                 .booted(
                     swapped: state.device.swapCount > swaps, description: description,
-                    slots: SMPSlots(primary: state.device.primary, secondary: state.device.secondary)))
+                    slots: SMPSlots(state.device.slots)))
             return swap
         }
     }

@@ -34,15 +34,19 @@ public struct SMPPeripheralOptions: Sendable {
 
 /// The two slots of the simulated device, whole (trailers included).
 public struct SMPSlots: Sendable, Equatable {
-    /// Slot 0, the running image.
-    public var primary: [UInt8]
-    /// Slot 1, where uploads go.
-    public var secondary: [UInt8]
+    /// Every slot: image n's primary slot is 2n, its secondary (where uploads go) 2n + 1.
+    public var all: [[UInt8]]
+
+    /// Slot 0, image 0's running image.
+    public var primary: [UInt8] { all[0] }
+    /// Slot 1, where image 0's uploads go.
+    public var secondary: [UInt8] { all[1] }
 
     /// Creates a copy of the slots.
-    public init(primary: [UInt8], secondary: [UInt8]) {
-        self.primary = primary
-        self.secondary = secondary
+    ///
+    /// - Parameter all: Every slot, two per image.
+    public init(_ all: [[UInt8]]) {
+        self.all = all
     }
 }
 
