@@ -105,6 +105,12 @@ public struct SMPUploader: Sendable {
         var hasConnected = false
         var largestChunk = 0
         var mostInFlight = 0
+        /// Upload answers lost in a row with the device at the same offset of the same image (an index in
+        /// ``images``): the re-sends so far, bounded by ``SMPUploadConfiguration/maximumResends``.
+        var lostAnswers: (index: Int, offset: Int, count: Int)?
+        /// Over a console link after a lost answer: the largest request frame for the rest of the session, sent one
+        /// at a time.
+        var reducedFrameLimit: Int?
     }
 
     /// Creates the machine.
@@ -265,9 +271,7 @@ public struct SMPUploader: Sendable {
         case (.response, .awaiting(let request, _)):
             return retryAfterTimeout(waitingFor: "the answer to \(request.command)", at: now)
         case (.response, .uploading(let upload)):
-            let offset = upload.inFlight.first?.offset ?? transfers[upload.index].deviceOffset
-            return retryAfterTimeout(
-                waitingFor: "the answer to image upload at offset \(offset)\(imageLabel(upload.index))", at: now)
+            return uploadAnswerLost(upload, at: now)
         case (.resetDisconnect, .resetting):
             state = .awaitingLinkLoss
             session.hasReset = true
@@ -327,6 +331,58 @@ public struct SMPUploader: Sendable {
         state = .awaitingLinkLoss
         return [
             .log("no answer within \(configuration.responseTimeout) waiting for \(what); reconnecting"), .disconnect,
+        ]
+    }
+
+    /// No answer to an upload request in time: send it again on a new connection, at most
+    /// ``SMPUploadConfiguration/maximumResends`` times in a row with the device at the same offset; over a console
+    /// link, shrink the requests first (a device out of line buffers drops lines without a word).
+    private mutating func uploadAnswerLost(_ upload: Upload, at now: Duration) -> [SMPAction] {
+        let index = upload.index
+        let deviceOffset = transfers[index].deviceOffset
+        let offset = upload.inFlight.first?.offset ?? deviceOffset
+        let what = "image upload at offset \(offset)\(imageLabel(index))"
+        var count = 1
+        if let last = session.lostAnswers, last.index == index, last.offset == deviceOffset { count = last.count + 1 }
+        session.lostAnswers = (index, deviceOffset, count)
+        let limit = configuration.responseTimeout
+        let consoleLines = { (frame: Int) in SMPSerialFraming.lines(for: [UInt8](repeating: 0, count: frame)).count }
+        let frameLimit = planner(index).frameLimit
+        guard count <= configuration.maximumResends else {
+            let remedy: String
+            switch configuration.link {
+            case .console:
+                remedy =
+                    "the device dropped requests of up to \(frameLimit) bytes (\(consoleLines(frameLimit)) console "
+                    + "lines) or their answers; check that the port is the device's MCUmgr console "
+                    + "(CONFIG_MCUMGR_TRANSPORT_UART or CONFIG_MCUMGR_TRANSPORT_SHELL), or give a longer --timeout"
+            case .packets:
+                remedy =
+                    "the device dropped requests of up to \(frameLimit) bytes or their answers; try --smp-window 1 or a "
+                    + "longer --timeout"
+            }
+            return fail(.unanswered(what, sends: count, limit: limit, remedy: remedy))
+        }
+        var actions: [SMPAction] = []
+        if case .console(let lines?) = configuration.link, session.reducedFrameLimit == nil {
+            let reduced = min(frameLimit, SMPSerialFraming.largestFrame(lines: lines))
+            if reduced < frameLimit || window > 1 {
+                actions.append(
+                    .log(
+                        "no answer to \(what) (requests of up to \(frameLimit) bytes, \(consoleLines(frameLimit)) "
+                            + "console lines, \(upload.inFlight.count) in flight): the device may have had no free line "
+                            + "buffer for the rest of them; sending requests of at most \(reduced) bytes "
+                            + "(\(consoleLines(reduced)) lines), one at a time, for the rest of the session"))
+                session.reducedFrameLimit = reduced
+            }
+        }
+        session.reconnects += 1
+        state = .awaitingLinkLoss
+        return actions + [
+            .log(
+                "no answer within \(limit) waiting for the answer to \(what); reconnecting to send it again "
+                    + "(\(count) of \(configuration.maximumResends))"),
+            .disconnect,
         ]
     }
 
@@ -585,12 +641,14 @@ public struct SMPUploader: Sendable {
     // MARK: - Upload
 
     private func planner(_ index: Int) -> SMPChunkPlanner {
-        SMPChunkPlanner(
-            bufferSize: (session.parameters ?? configuration.defaultParameters).bufferSize, mtu: session.mtu,
+        let bufferSize = (session.parameters ?? configuration.defaultParameters).bufferSize
+        return SMPChunkPlanner(
+            bufferSize: min(bufferSize, session.reducedFrameLimit ?? bufferSize), mtu: session.mtu,
             imageLength: images[index].bytes.count, image: images[index].image)
     }
 
     private var window: Int {
+        if session.reducedFrameLimit != nil { return 1 }
         if let limit = configuration.maximumRequestsInFlight { return max(1, limit) }
         return max(1, (session.parameters ?? configuration.defaultParameters).bufferCount - 1)
     }
@@ -676,6 +734,7 @@ public struct SMPUploader: Sendable {
             // a chunk whose own answer was lost.
             transfers[index].bytesUploaded += answer.offset - transfers[index].deviceOffset
             session.reconnectsInRow = 0
+            session.lostAnswers = nil
         }
         transfers[index].deviceOffset = answer.offset
         if answer.offset != expected && !chunk.isSuperseded {
@@ -712,8 +771,10 @@ public struct SMPUploader: Sendable {
         return actions
     }
 
-    /// The slots as a log line; with more than one image number listed, each slot is named with its image.
+    /// The slots as a log line; with more than one image number listed, each slot is named with its image; "no images"
+    /// for an empty list (a device whose slots hold no valid image, as Zephyr's smp_svr on native_sim).
     private static func describe(_ slots: ImageStateResponse) -> String {
+        if slots.slots.isEmpty { return "no images" }
         let isMultiImage = slots.slots.contains { $0.image != 0 }
         return slots.slots.map { slot in
             (isMultiImage ? "image \(slot.image) " : "")
