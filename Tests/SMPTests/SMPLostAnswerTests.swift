@@ -138,6 +138,43 @@ import Testing
         #expect(rounds > Self.image.count / 179)
     }
 
+    @Test("a state write whose answer never comes is bounded too, though the state reads between are answered")
+    func boundedStateWrites() {
+        var machine = SMPUploader(
+            image: Self.image, imageHash: Self.hash, fileSHA256: SHA256.hash(Self.image),
+            configuration: SMPUploadConfiguration())
+        _ = machine.start(at: .zero)
+        var actions = machine.connected(mtu: 247, at: .zero)
+        actions = machine.receive(
+            SMPUploaderTests.answer(
+                to: SMPUploaderTests.sentFrames(actions)[0], MCUmgrParameters(bufferSize: 384, bufferCount: 4).body),
+            at: .zero)
+        // The image is in slot 1 already: the machine asks for test.
+        let uploaded = ImageStateResponse(slots: [
+            ImageSlotState(
+                slot: 0, version: "0.0.1", hash: [UInt8](repeating: 1, count: 32), isConfirmed: true, isActive: true),
+            ImageSlotState(slot: 1, version: "1.2.3", hash: Self.hash),
+        ])
+        var now = Duration.zero
+        for round in 0...3 {
+            actions = machine.receive(
+                SMPUploaderTests.answer(to: SMPUploaderTests.sentFrames(actions)[0], uploaded.body), at: now)
+            let write = SMPUploaderTests.sentFrames(actions)
+            #expect(write.count == 1 && write[0].header.command == 0 && write[0].header.operation == .write)
+            now += .seconds(20)
+            actions = machine.timerFired(.response, at: now)
+            if round == 3 { break }
+            #expect(actions.contains(.disconnect), "\(actions)")
+            actions = machine.transportDisconnected(at: now) + machine.connected(mtu: 247, at: now)
+        }
+        #expect(
+            actions.last
+                == .fail(
+                    .unanswered(
+                        "image state write", sends: 4, limit: .seconds(20),
+                        remedy: "the device dropped the request or its answer; give a longer --timeout")))
+    }
+
     @Test("an empty image list is logged as 'image state: no images', not as nothing")
     func emptyStateLog() {
         let (_, actions) = Self.uploading(mtu: 247) { _ in }

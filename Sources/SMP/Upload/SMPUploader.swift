@@ -88,6 +88,14 @@ public struct SMPUploader: Sendable {
         var isSuperseded = false
     }
 
+    /// A request whose answer was lost, as re-sends are counted.
+    private enum LostRequest: Sendable, Equatable {
+        /// An upload request of the image at this index of ``images``, with the device at `deviceOffset`.
+        case upload(index: Int, deviceOffset: Int)
+        /// A request other than an upload.
+        case other(Request)
+    }
+
     /// What outlives a connection.
     private struct Session: Sendable {
         var mtu = 23
@@ -105,9 +113,12 @@ public struct SMPUploader: Sendable {
         var hasConnected = false
         var largestChunk = 0
         var mostInFlight = 0
-        /// Upload answers lost in a row with the device at the same offset of the same image (an index in
-        /// ``images``): the re-sends so far, bounded by ``SMPUploadConfiguration/maximumResends``.
-        var lostAnswers: (index: Int, offset: Int, count: Int)?
+        /// Answers lost in a row to the same request, and so the re-sends so far.
+        ///
+        /// The same request is an upload with the device at the same offset of the same image, or the same state
+        /// write or reset; re-sends are bounded by ``SMPUploadConfiguration/maximumResends``. State reads between
+        /// them do not reset the count; only the request's own answer, or upload progress, does.
+        var lostAnswers: (request: LostRequest, count: Int)?
         /// Over a console link after a lost answer: the largest request frame for the rest of the session, sent one
         /// at a time.
         var reducedFrameLimit: Int?
@@ -269,7 +280,7 @@ public struct SMPUploader: Sendable {
         case (.connection, .connecting):
             return fail(.timedOut(waitingFor: "the connection", limit: configuration.connectionTimeout))
         case (.response, .awaiting(let request, _)):
-            return retryAfterTimeout(waitingFor: "the answer to \(request.command)", at: now)
+            return retryAfterTimeout(request, at: now)
         case (.response, .uploading(let upload)):
             return uploadAnswerLost(upload, at: now)
         case (.resetDisconnect, .resetting):
@@ -322,9 +333,21 @@ public struct SMPUploader: Sendable {
         return [.cancelTimer(.response), .log("\(reason); reconnecting\(resume)")] + connect(at: now)
     }
 
-    private mutating func retryAfterTimeout(waitingFor what: String, at now: Duration) -> [SMPAction] {
+    /// No answer to `request` in time: ask again on a new connection, while connections in a row without an answer
+    /// stay within ``SMPUploadConfiguration/maximumReconnects`` and re-sends of this very request within
+    /// ``SMPUploadConfiguration/maximumResends`` (a state write is sent again after a state read that the device
+    /// does answer).
+    private mutating func retryAfterTimeout(_ request: Request, at now: Duration) -> [SMPAction] {
+        let what = "the answer to \(request.command)"
         guard session.reconnectsInRow < configuration.maximumReconnects else {
             return fail(.timedOut(waitingFor: what, limit: configuration.responseTimeout))
+        }
+        let count = countLostAnswer(to: .other(request))
+        guard count <= configuration.maximumResends else {
+            return fail(
+                .unanswered(
+                    "\(request.command)", sends: count, limit: configuration.responseTimeout,
+                    remedy: "the device dropped the request or its answer; give a longer --timeout"))
         }
         session.reconnectsInRow += 1
         session.reconnects += 1
@@ -342,9 +365,7 @@ public struct SMPUploader: Sendable {
         let deviceOffset = transfers[index].deviceOffset
         let offset = upload.inFlight.first?.offset ?? deviceOffset
         let what = "image upload at offset \(offset)\(imageLabel(index))"
-        var count = 1
-        if let last = session.lostAnswers, last.index == index, last.offset == deviceOffset { count = last.count + 1 }
-        session.lostAnswers = (index, deviceOffset, count)
+        let count = countLostAnswer(to: .upload(index: index, deviceOffset: deviceOffset))
         let limit = configuration.responseTimeout
         let consoleLines = { (frame: Int) in SMPSerialFraming.lines(for: [UInt8](repeating: 0, count: frame)).count }
         let frameLimit = planner(index).frameLimit
@@ -384,6 +405,14 @@ public struct SMPUploader: Sendable {
                     + "(\(count) of \(configuration.maximumResends))"),
             .disconnect,
         ]
+    }
+
+    /// Counts one more lost answer to `request`: 1 when the last lost answer was to another request.
+    private mutating func countLostAnswer(to request: LostRequest) -> Int {
+        var count = 1
+        if let last = session.lostAnswers, last.request == request { count = last.count + 1 }
+        session.lostAnswers = (request, count)
+        return count
     }
 
     private mutating func nextSequence() -> UInt8 {
@@ -446,6 +475,7 @@ public struct SMPUploader: Sendable {
 
     private mutating func answer(to request: Request, _ frame: SMPFrame, at now: Duration) -> [SMPAction] {
         var actions: [SMPAction] = [.cancelTimer(.response)]
+        if session.lostAnswers?.request == .other(request) { session.lostAnswers = nil }
         if case .failure(let error) = check(frame, answers: request.command) {
             guard request == .parameters, case .rejected(_, let deviceError) = error, deviceError.isNotSupported else {
                 return fail(error)
