@@ -5,7 +5,10 @@
 /// 2. upload in chunks sized by ``SMPChunkPlanner``; the first carries `len` and `sha`; the device's `off` is
 ///    authoritative: a chunk it did not take is sent again from the offset it names, and after a lost link the
 ///    upload goes on from the last offset it reported (never below it). Up to `buf_count` − 1 requests are in flight
-///    once the first answer has come;
+///    once the first answer has come. A request whose answer does not come in time is sent again on a new
+///    connection, at most ``SMPUploadConfiguration/maximumResends`` times in a row (for an upload: with the device
+///    at the same offset), then the update fails naming it; over a console link (``SMPLink/console(linesAfterLoss:)``)
+///    the first lost upload answer also shrinks the requests to a few console lines, one at a time;
 /// 3. by ``SMPConfirmMode``: mark for test or confirm, reset, reconnect, read the state, confirm a tested image once
 ///    it runs. An image that is already pending permanently (signed with `imgtool --confirm`) is never asked for
 ///    test: the device would refuse with `IMAGE_ALREADY_PENDING` (28).
