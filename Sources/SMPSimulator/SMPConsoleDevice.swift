@@ -10,6 +10,16 @@ public import SerialSimulator
 /// frame is 380 bytes (``SMPSerialFraming/largestFrame(bufferSize:)``). A reset answers, waits 250 ms
 /// (`CONFIG_MCUMGR_GRP_OS_RESET_MS`), reboots, and prints a boot banner on the console, as a log line between
 /// packets. An activation is a boot that swapped a new image in.
+///
+/// With ``lineBuffers`` set, it also models the RX line buffers of Zephyr's console transports
+/// (`CONFIG_UART_MCUMGR_RX_BUF_COUNT` in `uart_mcumgr.c`, `CONFIG_MCUMGR_TRANSPORT_SHELL_RX_BUF_COUNT` in
+/// `smp_shell.c`, both 2 by default): an SMP line (one starting with `06 09` or `04 14`) takes a buffer from its first
+/// byte until the SMP thread has decoded it, and a line that arrives while every buffer is taken is dropped whole
+/// ("Failed to alloc SMP buf"), as is the packet it belonged to. The receive interrupt outruns the thread on a
+/// pseudo-terminal or USB CDC ACM, so the thread runs only once the input has been quiet for
+/// ``processingDelay``: the lines of one burst (one write of the host) all arrive before any is decoded. A host that
+/// waits for each answer before its next request of at most N lines is never dropped; one that writes more lines at
+/// once always is, whatever the scheduling.
 public struct SMPConsoleDevice: SerialLineModel {
     /// The device.
     public private(set) var device: SimulatedSMPDevice
@@ -19,25 +29,95 @@ public struct SMPConsoleDevice: SerialLineModel {
     public private(set) var firstFrameTime: Duration?
     public private(set) var lastActivationTime: Duration?
     public private(set) var hostBytes = 0
+    /// The RX line buffers, `nil` for a device that decodes each line as it arrives.
+    public let lineBuffers: Int?
+    /// How long the input must be quiet before the SMP thread decodes the lines waiting in the buffers.
+    public let processingDelay: Duration
+    /// SMP lines dropped because no line buffer was free.
+    public private(set) var droppedLines = 0
     private var decoder = SMPSerialDecoder(maximumLineLength: SMPSerialFraming.maximumLineLength)
     private var resetAt: Duration?
+    /// Complete lines in buffers, waiting for the thread.
+    private var waitingLines: [[UInt8]] = []
+    /// The line being received: into a buffer, dropped (no buffer), or console text (needs none).
+    private var currentLine: (bytes: [UInt8], kind: LineKind)?
+    private var lastInputTime: Duration = .zero
+
+    private enum LineKind {
+        case buffered
+        case dropped
+        case console
+    }
 
     /// Creates the console.
     ///
     /// - Parameters:
     ///   - device: The SMP device.
     ///   - bufferSize: Its SMP buffer (`buf_size`): the largest packet, length field and CRC included.
-    public init(device: SimulatedSMPDevice, bufferSize: Int = 384) {
+    ///   - lineBuffers: The RX line buffers (at least 1), or `nil` to decode every line as it arrives.
+    ///   - processingDelay: With line buffers, how long the input must be quiet before waiting lines are decoded.
+    public init(
+        device: SimulatedSMPDevice, bufferSize: Int = 384, lineBuffers: Int? = nil,
+        processingDelay: Duration = .milliseconds(20)
+    ) {
+        precondition(lineBuffers.map { $0 >= 1 } ?? true, "a console transport has at least one line buffer")
         self.device = device
         self.bufferSize = bufferSize
+        self.lineBuffers = lineBuffers
+        self.processingDelay = processingDelay
     }
 
     public var activations: Int { device.swapCount }
-    public var nextEventTime: Duration? { resetAt }
+    public var nextEventTime: Duration? {
+        let processing = waitingLines.isEmpty ? nil : lastInputTime + processingDelay
+        switch (resetAt, processing) {
+        case (let reset?, let processing?): return min(reset, processing)
+        case (let reset, nil): return reset
+        case (nil, let processing): return processing
+        }
+    }
 
     public mutating func receive(_ bytes: [UInt8], at time: Duration) -> SerialBootloader.Output {
         hostBytes += bytes.count
         if firstFrameTime == nil { firstFrameTime = time }
+        guard let lineBuffers else { return decode(bytes, at: time) }
+        // The thread ran in the quiet before these bytes.
+        var output = processWaitingLines(at: time)
+        lastInputTime = time
+        for byte in bytes {
+            var line = currentLine ?? ([], .console)
+            if currentLine == nil {
+                let isSMP = byte == SMPSerialFraming.packetMarker[0] || byte == SMPSerialFraming.fragmentMarker[0]
+                let held = waitingLines.count
+                line.kind = !isSMP ? .console : held < lineBuffers ? .buffered : .dropped
+            }
+            line.bytes.append(byte)
+            currentLine = line
+            guard byte == 0x0A else { continue }
+            currentLine = nil
+            switch line.kind {
+            case .buffered: waitingLines.append(line.bytes)
+            case .console: output.bytes += decode(line.bytes, at: time).bytes
+            case .dropped:
+                droppedLines += 1
+                transcript.append(
+                    "# dropped: SMP line of \(line.bytes.count) bytes, no free line buffer (\(lineBuffers) held)")
+            }
+        }
+        return output
+    }
+
+    /// The SMP thread: decodes the lines waiting in the buffers once the input has been quiet long enough, freeing
+    /// them.
+    private mutating func processWaitingLines(at time: Duration) -> SerialBootloader.Output {
+        guard !waitingLines.isEmpty, time >= lastInputTime + processingDelay else { return SerialBootloader.Output() }
+        let lines = waitingLines
+        waitingLines = []
+        return decode(Array(lines.joined()), at: time)
+    }
+
+    /// Decodes console bytes and answers the frames they complete.
+    private mutating func decode(_ bytes: [UInt8], at time: Duration) -> SerialBootloader.Output {
         var output = SerialBootloader.Output()
         for event in decoder.receive(bytes) {
             switch event {
@@ -68,19 +148,25 @@ public struct SMPConsoleDevice: SerialLineModel {
     }
 
     public mutating func advance(to time: Duration) -> SerialBootloader.Output {
-        guard let due = resetAt, time >= due else { return SerialBootloader.Output() }
+        let processed = processWaitingLines(at: time)
+        guard let due = resetAt, time >= due else { return processed }
         resetAt = nil
         let swaps = device.swapCount
         device.reboot()
         if device.swapCount > swaps { lastActivationTime = time }
         transcript.append("# reset: " + (device.log.last ?? "boot"))
         decoder = SMPSerialDecoder(maximumLineLength: SMPSerialFraming.maximumLineLength)
-        return SerialBootloader.Output(bytes: Array("*** Booting Zephyr OS (simulated SMP server) ***\r\n".utf8))
+        waitingLines = []
+        currentLine = nil
+        return SerialBootloader.Output(
+            bytes: processed.bytes + Array("*** Booting Zephyr OS (simulated SMP server) ***\r\n".utf8))
     }
 
     public mutating func lineReset(_ note: String) {
         transcript.append("# \(note)")
         decoder = SMPSerialDecoder(maximumLineLength: SMPSerialFraming.maximumLineLength)
+        waitingLines = []
+        currentLine = nil
     }
 }
 

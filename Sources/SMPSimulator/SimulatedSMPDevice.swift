@@ -177,6 +177,8 @@ public struct SimulatedSMPDevice: Sendable {
             body = writeState(frame.body)
         case (SMPGroup.image.rawValue, 1, .write):
             body = uploadChunk(frame.body)
+        case (SMPGroup.image.rawValue, 5, .write):
+            body = erase(frame.body)
         default:
             body = .mcumgrError(MCUmgrError.notSupported.rawValue)
         }
@@ -299,6 +301,39 @@ public struct SimulatedSMPDevice: Sendable {
     /// " (image N)" on a device with several images; nothing on a single-image one, whose log stays as it was.
     private func imageLabel(_ image: Int) -> String {
         configuration.imageCount > 1 ? " (image \(image))" : ""
+    }
+
+    // MARK: - Erase (img_mgmt_erase)
+
+    /// Erases a slot as `img_mgmt_erase` does.
+    ///
+    /// The slot comes from the body (`slot`, default 1: the running image's
+    /// opposite slot); a slot that holds a valid image and is in use (`img_mgmt_slot_in_use`: the active slot, or a
+    /// secondary slot pending a test or permanent swap, or holding a revert) is refused with
+    /// `IMG_MGMT_ERR_NO_FREE_SLOT`; a slot the device does not have cannot be opened
+    /// (`IMG_MGMT_ERR_FLASH_OPEN_FAILED`). The upload in progress is forgotten (`img_mgmt_reset_upload`), and the answer
+    /// is an empty map.
+    private mutating func erase(_ body: CBORValue) -> Answer {
+        var slot = 1
+        if let value = body["slot"] {
+            guard let given = value.intValue, given >= 0 else {
+                return .mcumgrError(MCUmgrError.invalidValue.rawValue)
+            }
+            slot = given
+        }
+        guard slots.indices.contains(slot) else {
+            upload = nil
+            return .imageError(ImageManagementError.flashOpenFailed.rawValue)
+        }
+        let image = slot / 2
+        let isInUse = slot % 2 == 0 || isSecondaryInUse(image: image)
+        if Self.slotImage(slots[slot]) != nil, isInUse {
+            return .imageError(ImageManagementError.noFreeSlot.rawValue)
+        }
+        slots[slot] = [UInt8](repeating: 0xFF, count: configuration.slotSize)
+        upload = nil
+        log.append("slot \(slot) erased\(imageLabel(image))")
+        return .ok(.map([]))
     }
 
     // MARK: - State (img_mgmt_state.c)

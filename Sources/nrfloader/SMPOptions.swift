@@ -35,7 +35,10 @@ struct SMPOptions: ParsableArguments {
         configuration.mode = smpMode.mode
         configuration.maximumRequestsInFlight = smpWindow
         if let timeout = engine.timeout { configuration.responseTimeout = .seconds(timeout) }
-        if let retries = engine.retries { configuration.maximumReconnects = retries }
+        if let retries = engine.retries {
+            configuration.maximumReconnects = retries
+            configuration.maximumResends = retries
+        }
         return configuration
     }
 }

@@ -8,6 +8,9 @@ extension SimulateSerialCommand {
     func validateSMP() throws {
         guard smpSlotSize >= 0x1000 else { throw ValidationError("--smp-slot-size must be at least 4096") }
         guard (1...16).contains(smpImages) else { throw ValidationError("--smp-images must be 1 to 16") }
+        if let smpLineBuffers, !(1...64).contains(smpLineBuffers) {
+            throw ValidationError("--smp-line-buffers must be 1 to 64")
+        }
         let dfuOnly: [(String, Bool)] = [
             ("--key", key != nil), ("--sd-id", softDevice != nil), ("--serial-fault", !serialFault.isEmpty),
             ("--sim-fault", !simFault.isEmpty),
@@ -33,7 +36,8 @@ extension SimulateSerialCommand {
                 serialNumber: usbSerial)
         }
         let terminal = try PseudoTerminalBootloader(
-            bootloader: SMPConsoleDevice(device: device), linkPath: port, paceBaudRate: paceBaud, usb: usb,
+            bootloader: SMPConsoleDevice(device: device, lineBuffers: smpLineBuffers), linkPath: port,
+            paceBaudRate: paceBaud, usb: usb,
             reenumeration: reenumerate.map {
                 SerialReenumeration(
                     naming: $0.naming, serialNumberAfterReset: reenumerateSerial,

@@ -48,6 +48,15 @@ struct SimulateSerialCommand: ParsableCommand {
                 + "image 1 the network core in slots 2/3); --save-images then writes slot0.bin to slot3.bin."))
     var smpImages: Int = 1
 
+    @Option(
+        help: ArgumentHelp(
+            "smp: model N RX line buffers of Zephyr's console transport (CONFIG_UART_MCUMGR_RX_BUF_COUNT, "
+                + "CONFIG_MCUMGR_TRANSPORT_SHELL_RX_BUF_COUNT; both 2 by default): an SMP line that arrives while N "
+                + "lines wait to be decoded is dropped, and lines are decoded once the input has been quiet for "
+                + "20 ms (default: no limit).",
+            valueName: "n"))
+    var smpLineBuffers: Int?
+
     @Option(help: "The Get MTU answer (the SLIP buffer size): 131 as the SDK's UART transport, at most 491.")
     var mtu: Int = 131
 

@@ -209,7 +209,7 @@ struct SMPUploadFailure: Error, Sendable, CustomStringConvertible {
         switch error {
         case .cancelled: .interrupted
         case .rejected, .protocolViolation, .unexpectedState: .protocolError
-        case .timedOut, .reconnectsExhausted: .temporaryFailure
+        case .timedOut, .reconnectsExhausted, .unanswered: .temporaryFailure
         case .transport(let failure):
             switch failure.kind {
             case .deviceNotFound: deviceWasReached ? .temporaryFailure : .unavailable

@@ -22,6 +22,8 @@ extension UploadCommand {
         var configuration = smpOptions.configuration(engineOptions)
         // As for serial DFU: --timeout also bounds each connection (the port appearing and the device answering echo).
         if let timeout = engineOptions.timeout { configuration.connectionTimeout = .seconds(timeout) }
+        // Lines on a console: after a lost answer, requests shrink to what Zephyr's 2 RX line buffers hold.
+        configuration.link = .serialConsole
         try await uploadSMP(
             input, named: path, over: SerialSMPTransport(options: options), configuration: configuration)
     }

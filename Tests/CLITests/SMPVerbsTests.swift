@@ -203,21 +203,66 @@ private let runningHash = "1927c74c30bcb311a8f6108cb9b4c610284e23330b4da5918bc02
                 + "setting test to the active slot is not allowed)\n")
     }
 
-    @Test("image erase: the request reaches the device, and its answer is reported")
+    @Test("image erase: the uploaded slot is erased as Zephyr's img_mgmt does; a running or pending slot is refused")
     func erase() throws {
         let simulator = try SerialSimulator(["--protocol", "smp"])
         defer { simulator.directory.remove() }
-        // The simulated device does not implement image erase (command 5): it answers rc 8 as Zephyr does for a
-        // command it lacks, and the verb exits 76 naming it.
-        let result = nrfloader(["image", "erase", "--slot", "1", "--port", simulator.port])
+        defer { _ = simulator.stop() }
+        let port = ["--port", simulator.port]
+        var result = nrfloader(["upload", "-q", "--smp-mode", "upload-only", "\(mcuboot)/ed25519.bin"] + port)
+        #expect(result.status == 0, "\(result.stderrText)")
+
+        // Without --slot: the device's default, slot 1, which holds the upload.
+        result = nrfloader(["image", "erase"] + port)
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(result.stdoutText == "slot erased (the device's default, slot 1)\n")
+        #expect(result.stderr.isEmpty)
+        let runningOnly = table([header, ["0", "0", "0.0.1", "active confirmed bootable", runningHash]])
+        result = nrfloader(["image", "list"] + port)
+        #expect(result.stdoutText == runningOnly)
+
+        // The running slot is in use: IMG_MGMT_ERR_NO_FREE_SLOT, and nothing changes.
+        let noFreeSlot =
+            "Error: device refused image erase: rc 9 (IMG_MGMT_ERR_NO_FREE_SLOT: there is no free slot to place the "
+            + "image)\n"
+        result = nrfloader(["image", "erase", "--slot", "0"] + port)
         #expect(result.status == 76)
-        #expect(
-            result.stderrText == "Error: device refused image erase: rc 8 (MGMT_ERR_ENOTSUP: command not supported)\n")
+        #expect(result.stderrText == noFreeSlot)
+        #expect(nrfloader(["image", "list"] + port).stdoutText == runningOnly)
+
+        // A slot pending a test swap is in use too; erasing an empty slot 1 is fine.
+        result = nrfloader(["upload", "-q", "--smp-mode", "upload-only", "\(mcuboot)/ed25519.bin"] + port)
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(nrfloader(["image", "test", uploadedHash] + port).status == 0)
+        result = nrfloader(["image", "erase", "--slot", "1", "--json"] + port)
+        #expect(result.status == 76)
+        #expect(result.stderrText == noFreeSlot)
+        let refusal = try jsonObject(result)
+        #expect(refusal["event"] as? String == "error" && refusal["exit_status"] as? Int == 76)
+
         // simulate-serial writes its transcript when it stops.
         _ = simulator.stop()
         let transcript = try String(contentsOfFile: simulator.transcript, encoding: .utf8)
-        // The erase request: op 2 | v2 (0a), len 7, group 1, id 5, {"slot": 1}.
-        #expect(transcript.contains("> 0a000007000100"), "\(transcript)")
+        // The first erase request: op 2 | v2 (0a), len 1, group 1, id 5, {} (a0); its answer op 3 | v2 (0b), len 2,
+        // group 1, id 5, zcbor's empty map (bf ff). Then the refused ones: {"slot": 0} and {"slot": 1}.
+        #expect(transcript.contains("> 0a000001000100") && transcript.contains("< 0b000002000100"), "\(transcript)")
+        #expect(transcript.contains("> 0a000007000100") && transcript.contains("a164736c6f7400"), "\(transcript)")
+        #expect(transcript.contains("a164736c6f7401"), "\(transcript)")
+    }
+
+    @Test("image erase --target sim:smp: the simulated device's empty slot 1 is erased; --json says so")
+    func eraseSimulated() throws {
+        var result = nrfloader(["image", "erase", "--target", "sim:smp"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(result.stdoutText == "slot erased (the device's default, slot 1)\n")
+        result = nrfloader(["image", "erase", "--slot", "1", "--target", "sim:smp", "--json"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        let object = try jsonObject(result)
+        #expect(object["command"] as? String == "image erase" && object["slot"] as? Int == 1)
+        // Slot 2 is not on a one-image device.
+        result = nrfloader(["image", "erase", "--slot", "2", "--target", "sim:smp"])
+        #expect(result.status == 76)
+        #expect(result.stderrText.hasPrefix("Error: device refused image erase: rc 10 (IMG_MGMT_ERR_FLASH_OPEN_FAILED"))
     }
 
     @Test("--target sim:smp: a fresh simulated device each run, reached through the same verbs")

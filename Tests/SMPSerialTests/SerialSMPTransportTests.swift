@@ -66,10 +66,23 @@ final class ConsoleDevice: @unchecked Sendable {
         write(Array(SMPSerialFraming.lines(for: SMPFrame(header: header, body: body).encoded()).joined()))
     }
 
-    /// Answers the next echo request.
-    func answerEcho() -> Bool {
+    /// Answers the next echo request; `pre30Length`: as Zephyr 2.7.1 and older, whose one-line packet's length field
+    /// leaves out the 2 CRC bytes (Zephyr issue #39546).
+    func answerEcho(pre30Length: Bool = false) -> Bool {
         guard let echo = request(), echo.header.group == 0, echo.header.command == 0 else { return false }
-        answer(echo, body: .map([CBORMapEntry("r", .text("nrfloader"))]))
+        guard pre30Length else {
+            answer(echo, body: .map([CBORMapEntry("r", .text("nrfloader"))]))
+            return true
+        }
+        var header = echo.header
+        header.operation = echo.header.operation.response
+        let frame = SMPFrame(header: header, body: .map([CBORMapEntry("r", .text("nrfloader"))])).encoded()
+        let lines = SMPSerialFraming.lines(for: frame)
+        guard lines.count == 1, var raw = Data(base64Encoded: Data(lines[0].dropFirst(2).dropLast())) else {
+            return false
+        }
+        raw[raw.startIndex + 1] -= 2
+        write(SMPSerialFraming.packetMarker + Array(raw.base64EncodedData()) + [0x0A])
         return true
     }
 }
@@ -149,6 +162,21 @@ final class DeviceThread: Sendable {
         #expect(request?.header.sequence == 43 && request?.header.command == 0 && request?.header.group == 1)
         await transport.disconnect()
         #expect(try await events(transport, count: 1) == [.disconnected(reason: "port closed")])
+    }
+
+    @Test("a Zephyr 2.7.1-or-older device, whose length field leaves out the CRC, answers the probe: connect succeeds")
+    func pre30LengthField() async throws {
+        let device = try ConsoleDevice()
+        defer { device.close() }
+        var options = SerialSMPTransport.Options(path: device.path)
+        options.probeInterval = .milliseconds(500)
+        let transport = SerialSMPTransport(options: options)
+        // Only the first probe is answered: connect must take that answer, not wait for a later one.
+        let answered = DeviceThread { device.answerEcho(pre30Length: true) }
+        let mtu = try await transport.connect(deadline: .now.advanced(by: .seconds(10)))
+        #expect(await answered.value)
+        #expect(mtu == 380 + 3)
+        await transport.disconnect()
     }
 
     @Test("the boot banner is the device resetting: link loss; connect reopens the port and probes again")

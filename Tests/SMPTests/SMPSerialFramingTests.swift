@@ -93,6 +93,73 @@ import Testing
             ])
     }
 
+    /// Answers as Zephyr 2.7.1 and older write them, and the same frames as Zephyr 3.0 and later write them.
+    ///
+    /// Before Zephyr PR #40127, `mcumgr_serial_tx_pkt`'s length field counts the frame without its CRC (Zephyr issue
+    /// #39546), each quad encodes its own 1 to 3 raw bytes, and the CRC goes in the line of the frame's last bytes.
+    /// Laid out by hand from that function's source (Zephyr v2.5.0 `subsys/mgmt/serial_util.c`); the same frame
+    /// follows in the current form, whose length counts the CRC.
+    static let lengthForms: [(name: String, frame: String, pre30: String, current: String)] = [
+        (
+            // OS echo answer `{"r": "hello"}` (tinycbor's definite map), seq 0x42: one line, length 0x0011.
+            "echo answer", "0300000900004200a161726568656c6c6f", "0609" + hexOf("ABEDAAAJAABCAKFhcmVoZWxsb0e1\n"),
+            "0609" + hexOf("ABMDAAAJAABCAKFhcmVoZWxsb0e1\n")
+        ),
+        (
+            // Image state answer, 108 bytes: 91 frame bytes in the first line, then the last 17 and the CRC 0x5627,
+            // its low byte in a quad of its own (`Jw==`).
+            "image state answer",
+            "0100006400010700a166696d6167657381a664736c6f74006776657273696f6e67302e302e3132336468617368582000010203"
+                + "0405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f68626f6f7461626c65f566616374697665f569636f"
+                + "6e6669726d6564f5",
+            "0609"
+                + hexOf(
+                    "AGwBAABkAAEHAKFmaW1hZ2VzgaZkc2xvdABndmVyc2lvbmcwLjAuMTIzZGhhc2hYIAABAgMEBQYHCAkKCwwNDg8QERITFBUWFx"
+                        + "gZGhscHR4faGJvb3RhYmxl9WZh\n") + "0414" + hexOf("Y3RpdmX1aWNvbmZpcm1lZPVWJw==\n"),
+            "0609"
+                + hexOf(
+                    "AG4BAABkAAEHAKFmaW1hZ2VzgaZkc2xvdABndmVyc2lvbmcwLjAuMTIzZGhhc2hYIAABAgMEBQYHCAkKCwwNDg8QERITFBUWFx"
+                        + "gZGhscHR4faGJvb3RhYmxl9WZh\n") + "0414" + hexOf("Y3RpdmX1aWNvbmZpcm1lZPVWJw==\n")
+        ),
+    ]
+
+    @Test(
+        "accepts the length field with the CRC (Zephyr 3.0+) and without it (Zephyr 2.7.1 and older), byte for byte",
+        arguments: lengthForms.map { $0.name })
+    func lengthFieldForms(name: String) throws {
+        let vector = try #require(Self.lengthForms.first { $0.name == name })
+        let frame = bytes(hex: vector.frame)
+        var decoder = SMPSerialDecoder()
+        #expect(decoder.receive(bytes(hex: vector.pre30)) == [.frame(frame)])
+        #expect(decoder.receive(bytes(hex: vector.current)) == [.frame(frame)])
+        // The current form is what the encoder writes.
+        #expect(Array(SMPSerialFraming.lines(for: frame).joined()) == bytes(hex: vector.current))
+        // Byte by byte, with a log line between the two forms.
+        var slow = SMPSerialDecoder()
+        var events: [SMPSerialDecoder.Event] = []
+        for byte in bytes(hex: vector.pre30) + Array("log\n".utf8) + bytes(hex: vector.current) {
+            events += slow.receive([byte])
+        }
+        #expect(events == [.frame(frame), .consoleLine(Array("log".utf8)), .frame(frame)])
+    }
+
+    @Test("a packet one byte past its declared length, or two past it with a bad CRC, is still dropped")
+    func neitherLengthForm() {
+        // "Hello, world!" (13 bytes) and its CRC 0x7ADE, declared as 12 bytes: 15 arrive, neither 12 nor 14.
+        var decoder = SMPSerialDecoder()
+        #expect(
+            decoder.receive([0x06, 0x09] + Array("AAxIZWxsbywgd29ybGQhet4=\n".utf8)) == [
+                .discarded(.badLength(declared: 12, received: 15))
+            ])
+        // Declared as 13 (the pre-3.0 form) with a CRC that does not match.
+        let events = decoder.receive([0x06, 0x09] + Array("AA1IZWxsbywgd29ybGQhet8=\n".utf8))
+        guard case .discarded(.crcMismatch(let received, let computed))? = events.first else {
+            Issue.record("expected a CRC mismatch, got \(events)")
+            return
+        }
+        #expect(received == 0x7ADF && computed == 0x7ADE)
+    }
+
     static let broken: [(String, SMPSerialError)] = [
         ("0609AA9IZWxsbywgd29ybGQhet4%\n", .badBase64),
         ("0609AA9IZWxtbywgd29ybGQhet4=\n", .crcMismatch(received: 0x7ADE, computed: 0x7ADE)),
@@ -130,4 +197,12 @@ import Testing
         #expect(
             decoder.receive([UInt8](repeating: 0x41, count: 1000) + [0x0A]) == [.discarded(.lineTooLong(limit: 64))])
     }
+}
+
+/// The hex of a string's UTF-8 bytes.
+private func hexOf(_ text: String) -> String {
+    text.utf8.map { byte in
+        let digits = String(byte, radix: 16)
+        return digits.count == 1 ? "0" + digits : digits
+    }.joined()
 }

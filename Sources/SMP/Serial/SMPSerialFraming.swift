@@ -28,6 +28,25 @@ public enum SMPSerialFraming {
         bufferSize - packetOverhead
     }
 
+    /// The largest SMP frame (header and body) whose packet takes at most `lines` console lines.
+    ///
+    /// The lines are laid out as ``lines(for:maximumLineLength:)`` lays them out: 179 bytes fit 2 lines of 127.
+    ///
+    /// - Parameters:
+    ///   - lines: The most lines (at least 1).
+    ///   - maximumLineLength: The longest line, marker and newline included (at least 11).
+    /// - Returns: The frame size.
+    public static func largestFrame(lines: Int, maximumLineLength: Int = maximumLineLength) -> Int {
+        precondition(lines >= 1, "a packet takes at least one line")
+        // Each line carries at most (maximumLineLength - 3) / 4 * 3 raw bytes; the packet adds 4 to the frame.
+        var size = lines * ((maximumLineLength - 3) / 4 * 3)
+        func lineCount(_ size: Int) -> Int {
+            Self.lines(for: [UInt8](repeating: 0, count: size), maximumLineLength: maximumLineLength).count
+        }
+        while size > 1 && lineCount(size) > lines { size -= 1 }
+        return size
+    }
+
     /// The lines that carry `frame`, laid out as Zephyr's `mcumgr_serial_tx_pkt` lays them out.
     ///
     /// - Parameters:
@@ -74,6 +93,11 @@ public enum SMPSerialFraming {
 }
 
 /// Reassembles SMP frames from a serial byte stream: packets in console framing, and the log lines between them.
+///
+/// Both forms of the length field are accepted: the frame and CRC (Zephyr 3.0 and later, what ``SMPSerialFraming``
+/// writes), and the frame alone (Zephyr 2.7.1 and older, Zephyr issue #39546). A packet is complete once its lines
+/// hold the declared length; the older form's last line brings the 2 CRC bytes beyond it (Zephyr's old encoder
+/// always puts the CRC in the line of the frame's last bytes), and the CRC check decides.
 ///
 /// A line that breaks the framing (bad base64, wrong length, CRC mismatch, a continuation with no packet open) is
 /// reported and the packet in progress is dropped, as Zephyr's receiver drops it; the stream goes on.
@@ -155,7 +179,12 @@ public struct SMPSerialDecoder: Sendable {
             return nil
         }
         packet = nil
-        guard current.bytes.count == current.expected, current.expected >= 2 else {
+        // The length field counts the CRC (Zephyr 3.0 and later), or not (Zephyr 2.7.1 and older: issue #39546, fixed
+        // by #40127): a packet that ends 2 bytes past its declared length is the older form. Either way the last two
+        // bytes are the CRC, and it decides.
+        let isCurrentForm = current.bytes.count == current.expected && current.expected >= 2
+        let isPre30Form = current.bytes.count == current.expected + 2
+        guard isCurrentForm || isPre30Form else {
             return .discarded(.badLength(declared: current.expected, received: current.bytes.count))
         }
         let frame = Array(current.bytes.dropLast(2))

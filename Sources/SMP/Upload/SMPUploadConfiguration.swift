@@ -33,6 +33,15 @@ public struct SMPUploadConfiguration: Sendable, Equatable {
     public var resetDisconnectTimeout: Duration = .seconds(5)
     /// Link losses in a row, without progress in between, before the update fails.
     public var maximumReconnects: Int = 3
+    /// How many times an upload request whose answer never came is sent again before the update fails (`--retries`).
+    ///
+    /// The count is of re-sends in a row with the device at the same offset. Each send waits ``responseTimeout``, so the update gives up after
+    /// (1 + this) × ``responseTimeout`` without progress. Zephyr drops a request it cannot take without a word (no
+    /// buffer free, a line or packet too long), so sending it again unchanged can go on for ever: 3 is what
+    /// nrfloader's DFU engine allows per object.
+    public var maximumResends: Int = 3
+    /// How requests reach the device, which decides what is done about a lost answer.
+    public var link: SMPLink = .packets
     /// The most requests in flight; `nil` takes the device's `buf_count` − 1 (Zephyr's SMP buffers hold requests and
     /// responses alike: `CONFIG_MCUMGR_BUF_COUNT` help text), 1 disables pipelining.
     public var maximumRequestsInFlight: Int?
@@ -43,4 +52,25 @@ public struct SMPUploadConfiguration: Sendable, Equatable {
 
     /// Creates the default configuration.
     public init() {}
+}
+
+/// How requests reach the device, as far as the upload's policy for lost answers cares.
+public enum SMPLink: Sendable, Equatable {
+    /// Whole frames, reassembled by the device from the header's length: BLE (`smp_bt.c`) and the in-process simulator.
+    /// A lost answer is sent again unchanged.
+    case packets
+    /// Console lines on a byte stream (Zephyr's UART transport `uart_mcumgr.c` and shell transport `smp_shell.c`):
+    /// each line needs one of the device's RX line buffers until the SMP thread has decoded it, and a line that finds
+    /// none is dropped without a word. After a lost answer to an upload request, requests shrink to what
+    /// `linesAfterLoss` lines carry (``SMPSerialFraming/largestFrame(lines:maximumLineLength:)``), one at a time, for
+    /// the rest of the session; `nil` keeps them as they are.
+    ///
+    /// 2 lines is what every Zephyr console transport takes with its defaults: `CONFIG_UART_MCUMGR_RX_BUF_COUNT` and
+    /// `CONFIG_MCUMGR_TRANSPORT_SHELL_RX_BUF_COUNT` are both 2 (smpclient's `--line-buffers` default is 2 as well).
+    /// Zephyr's own smp_svr sample with the shell transport drops the rest of a 5-line request
+    /// (`Tests/ThirdParty/zephyr-smp-svr/README.md`, finding 2).
+    case console(linesAfterLoss: Int?)
+
+    /// The serial console with Zephyr's default 2 RX line buffers.
+    public static let serialConsole = SMPLink.console(linesAfterLoss: 2)
 }

@@ -196,6 +196,9 @@ public enum SMPUploadError: Error, Sendable, Equatable, CustomStringConvertible 
     case transport(SMPTransportFailure)
     /// The link dropped again and again.
     case reconnectsExhausted(attempts: Int)
+    /// A request was sent `sends` times in a row and never answered within `limit` (the device drops it, or its
+    /// answer); `remedy` says what to check.
+    case unanswered(String, sends: Int, limit: Duration, remedy: String)
     /// The user interrupted.
     case cancelled
 
@@ -207,6 +210,8 @@ public enum SMPUploadError: Error, Sendable, Equatable, CustomStringConvertible 
         case .timedOut(let what, let limit): "timed out after \(limit) waiting for \(what)"
         case .transport(let failure): "transport failed: \(failure)"
         case .reconnectsExhausted(let attempts): "link lost again after \(attempts) reconnects"
+        case .unanswered(let what, let sends, let limit, let remedy):
+            "no answer to \(what) after \(sends) sends, \(limit) each: \(remedy)"
         case .cancelled: "cancelled"
         }
     }

@@ -5,7 +5,10 @@
 /// 2. upload in chunks sized by ``SMPChunkPlanner``; the first carries `len` and `sha`; the device's `off` is
 ///    authoritative: a chunk it did not take is sent again from the offset it names, and after a lost link the
 ///    upload goes on from the last offset it reported (never below it). Up to `buf_count` − 1 requests are in flight
-///    once the first answer has come;
+///    once the first answer has come. A request whose answer does not come in time is sent again on a new
+///    connection, at most ``SMPUploadConfiguration/maximumResends`` times in a row (for an upload: with the device
+///    at the same offset), then the update fails naming it; over a console link (``SMPLink/console(linesAfterLoss:)``)
+///    the first lost upload answer also shrinks the requests to a few console lines, one at a time;
 /// 3. by ``SMPConfirmMode``: mark for test or confirm, reset, reconnect, read the state, confirm a tested image once
 ///    it runs. An image that is already pending permanently (signed with `imgtool --confirm`) is never asked for
 ///    test: the device would refuse with `IMAGE_ALREADY_PENDING` (28).
@@ -88,6 +91,14 @@ public struct SMPUploader: Sendable {
         var isSuperseded = false
     }
 
+    /// A request whose answer was lost, as re-sends are counted.
+    private enum LostRequest: Sendable, Equatable {
+        /// An upload request of the image at this index of ``images``, with the device at `deviceOffset`.
+        case upload(index: Int, deviceOffset: Int)
+        /// A request other than an upload.
+        case other(Request)
+    }
+
     /// What outlives a connection.
     private struct Session: Sendable {
         var mtu = 23
@@ -105,6 +116,15 @@ public struct SMPUploader: Sendable {
         var hasConnected = false
         var largestChunk = 0
         var mostInFlight = 0
+        /// Answers lost in a row to the same request, and so the re-sends so far.
+        ///
+        /// The same request is an upload with the device at the same offset of the same image, or the same state
+        /// write or reset; re-sends are bounded by ``SMPUploadConfiguration/maximumResends``. State reads between
+        /// them do not reset the count; only the request's own answer, or upload progress, does.
+        var lostAnswers: (request: LostRequest, count: Int)?
+        /// Over a console link after a lost answer: the largest request frame for the rest of the session, sent one
+        /// at a time.
+        var reducedFrameLimit: Int?
     }
 
     /// Creates the machine.
@@ -263,11 +283,9 @@ public struct SMPUploader: Sendable {
         case (.connection, .connecting):
             return fail(.timedOut(waitingFor: "the connection", limit: configuration.connectionTimeout))
         case (.response, .awaiting(let request, _)):
-            return retryAfterTimeout(waitingFor: "the answer to \(request.command)", at: now)
+            return retryAfterTimeout(request, at: now)
         case (.response, .uploading(let upload)):
-            let offset = upload.inFlight.first?.offset ?? transfers[upload.index].deviceOffset
-            return retryAfterTimeout(
-                waitingFor: "the answer to image upload at offset \(offset)\(imageLabel(upload.index))", at: now)
+            return uploadAnswerLost(upload, at: now)
         case (.resetDisconnect, .resetting):
             state = .awaitingLinkLoss
             session.hasReset = true
@@ -318,9 +336,21 @@ public struct SMPUploader: Sendable {
         return [.cancelTimer(.response), .log("\(reason); reconnecting\(resume)")] + connect(at: now)
     }
 
-    private mutating func retryAfterTimeout(waitingFor what: String, at now: Duration) -> [SMPAction] {
+    /// No answer to `request` in time: ask again on a new connection, while connections in a row without an answer
+    /// stay within ``SMPUploadConfiguration/maximumReconnects`` and re-sends of this very request within
+    /// ``SMPUploadConfiguration/maximumResends`` (a state write is sent again after a state read that the device
+    /// does answer).
+    private mutating func retryAfterTimeout(_ request: Request, at now: Duration) -> [SMPAction] {
+        let what = "the answer to \(request.command)"
         guard session.reconnectsInRow < configuration.maximumReconnects else {
             return fail(.timedOut(waitingFor: what, limit: configuration.responseTimeout))
+        }
+        let count = countLostAnswer(to: .other(request))
+        guard count <= configuration.maximumResends else {
+            return fail(
+                .unanswered(
+                    "\(request.command)", sends: count, limit: configuration.responseTimeout,
+                    remedy: "the device dropped the request or its answer; give a longer --timeout"))
         }
         session.reconnectsInRow += 1
         session.reconnects += 1
@@ -328,6 +358,64 @@ public struct SMPUploader: Sendable {
         return [
             .log("no answer within \(configuration.responseTimeout) waiting for \(what); reconnecting"), .disconnect,
         ]
+    }
+
+    /// No answer to an upload request in time: send it again on a new connection, at most
+    /// ``SMPUploadConfiguration/maximumResends`` times in a row with the device at the same offset; over a console
+    /// link, shrink the requests first (a device out of line buffers drops lines without a word).
+    private mutating func uploadAnswerLost(_ upload: Upload, at now: Duration) -> [SMPAction] {
+        let index = upload.index
+        let deviceOffset = transfers[index].deviceOffset
+        let offset = upload.inFlight.first?.offset ?? deviceOffset
+        let what = "image upload at offset \(offset)\(imageLabel(index))"
+        let count = countLostAnswer(to: .upload(index: index, deviceOffset: deviceOffset))
+        let limit = configuration.responseTimeout
+        let consoleLines = { (frame: Int) in SMPSerialFraming.lines(for: [UInt8](repeating: 0, count: frame)).count }
+        let frameLimit = planner(index).frameLimit
+        guard count <= configuration.maximumResends else {
+            let remedy: String
+            switch configuration.link {
+            case .console:
+                remedy =
+                    "the device dropped requests of up to \(frameLimit) bytes (\(consoleLines(frameLimit)) console "
+                    + "lines) or their answers; check that the port is the device's MCUmgr console "
+                    + "(CONFIG_MCUMGR_TRANSPORT_UART or CONFIG_MCUMGR_TRANSPORT_SHELL), or give a longer --timeout"
+            case .packets:
+                remedy =
+                    "the device dropped requests of up to \(frameLimit) bytes or their answers; try --smp-window 1 or a "
+                    + "longer --timeout"
+            }
+            return fail(.unanswered(what, sends: count, limit: limit, remedy: remedy))
+        }
+        var actions: [SMPAction] = []
+        if case .console(let lines?) = configuration.link, session.reducedFrameLimit == nil {
+            let reduced = min(frameLimit, SMPSerialFraming.largestFrame(lines: lines))
+            if reduced < frameLimit || window > 1 {
+                actions.append(
+                    .log(
+                        "no answer to \(what) (requests of up to \(frameLimit) bytes, \(consoleLines(frameLimit)) "
+                            + "console lines, \(upload.inFlight.count) in flight): the device may have had no free line "
+                            + "buffer for the rest of them; sending requests of at most \(reduced) bytes "
+                            + "(\(consoleLines(reduced)) lines), one at a time, for the rest of the session"))
+                session.reducedFrameLimit = reduced
+            }
+        }
+        session.reconnects += 1
+        state = .awaitingLinkLoss
+        return actions + [
+            .log(
+                "no answer within \(limit) waiting for the answer to \(what); reconnecting to send it again "
+                    + "(\(count) of \(configuration.maximumResends))"),
+            .disconnect,
+        ]
+    }
+
+    /// Counts one more lost answer to `request`: 1 when the last lost answer was to another request.
+    private mutating func countLostAnswer(to request: LostRequest) -> Int {
+        var count = 1
+        if let last = session.lostAnswers, last.request == request { count = last.count + 1 }
+        session.lostAnswers = (request, count)
+        return count
     }
 
     private mutating func nextSequence() -> UInt8 {
@@ -390,6 +478,7 @@ public struct SMPUploader: Sendable {
 
     private mutating func answer(to request: Request, _ frame: SMPFrame, at now: Duration) -> [SMPAction] {
         var actions: [SMPAction] = [.cancelTimer(.response)]
+        if session.lostAnswers?.request == .other(request) { session.lostAnswers = nil }
         if case .failure(let error) = check(frame, answers: request.command) {
             guard request == .parameters, case .rejected(_, let deviceError) = error, deviceError.isNotSupported else {
                 return fail(error)
@@ -585,12 +674,14 @@ public struct SMPUploader: Sendable {
     // MARK: - Upload
 
     private func planner(_ index: Int) -> SMPChunkPlanner {
-        SMPChunkPlanner(
-            bufferSize: (session.parameters ?? configuration.defaultParameters).bufferSize, mtu: session.mtu,
+        let bufferSize = (session.parameters ?? configuration.defaultParameters).bufferSize
+        return SMPChunkPlanner(
+            bufferSize: min(bufferSize, session.reducedFrameLimit ?? bufferSize), mtu: session.mtu,
             imageLength: images[index].bytes.count, image: images[index].image)
     }
 
     private var window: Int {
+        if session.reducedFrameLimit != nil { return 1 }
         if let limit = configuration.maximumRequestsInFlight { return max(1, limit) }
         return max(1, (session.parameters ?? configuration.defaultParameters).bufferCount - 1)
     }
@@ -676,6 +767,7 @@ public struct SMPUploader: Sendable {
             // a chunk whose own answer was lost.
             transfers[index].bytesUploaded += answer.offset - transfers[index].deviceOffset
             session.reconnectsInRow = 0
+            session.lostAnswers = nil
         }
         transfers[index].deviceOffset = answer.offset
         if answer.offset != expected && !chunk.isSuperseded {
@@ -712,8 +804,10 @@ public struct SMPUploader: Sendable {
         return actions
     }
 
-    /// The slots as a log line; with more than one image number listed, each slot is named with its image.
+    /// The slots as a log line; with more than one image number listed, each slot is named with its image; "no images"
+    /// for an empty list (a device whose slots hold no valid image, as Zephyr's smp_svr on native_sim).
     private static func describe(_ slots: ImageStateResponse) -> String {
+        if slots.slots.isEmpty { return "no images" }
         let isMultiImage = slots.slots.contains { $0.image != 0 }
         return slots.slots.map { slot in
             (isMultiImage ? "image \(slot.image) " : "")
