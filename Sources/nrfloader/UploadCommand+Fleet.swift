@@ -171,10 +171,7 @@ extension UploadCommand {
                 devices.append(found)
             }
         }
-        var options = BlueZGATTTransport.Options()
-        options.usesAcquiredSockets = !noAcquire
-        if wait { options.firstSearchTimeout = .seconds(engineOptions.timeout ?? 60) }
-        let transportOptions = options
+        let transportOptions = bluetoothOptions
         let adapterList = chosen
         let adapterByLane = Dictionary(chosen.map { ($0.interfaceName, $0) }, uniquingKeysWith: { first, _ in first })
         let scan = try await SharedDiscovery.start(on: chosen)

@@ -42,11 +42,7 @@ extension UploadCommand {
         let devices = listed.enumerated().map { index, address in
             FleetDevice(address: address, lane: chosen[index % chosen.count].interfaceName)
         }
-        var options = BlueZGATTTransport.Options()
-        options.usesAcquiredSockets = !noAcquire
-        if wait { options.firstSearchTimeout = .seconds(engineOptions.timeout ?? 60) }
-        options.operationTimeout = engineOptions.configuration.responseTimeout
-        if let retries = engineOptions.retries { options.connectionAttempts = retries }
+        let options = bluetoothOptions
         var configuration = smpOptions.configuration(engineOptions)
         if let timeout = engineOptions.timeout { configuration.connectionTimeout = .seconds(timeout) }
         let session = SMPFleetSession(

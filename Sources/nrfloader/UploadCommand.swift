@@ -143,6 +143,17 @@ struct UploadCommand: AsyncParsableCommand {
         }
         let firmware = try loadInput(defaultProtocol: nil, contents: contents)
         try initPacketOptions.verifySignatures(of: firmware)
+        let (address, transport, label) = try await openBluetoothDevice()
+        try await upload(firmware, to: address, named: label, over: transport) {
+            let paths = transport.paths
+            return "link: packets via \(paths.acquiredWrite ? "AcquireWrite socket" : "D-Bus WriteValue"), "
+                + "notifications via \(paths.acquiredNotify ? "AcquireNotify socket" : "D-Bus PropertiesChanged")"
+        }
+    }
+
+    /// The device of `--target ADDRESS` or `--name NAME` on `--adapter`, a BlueZ transport open to reach it, and the
+    /// name the output gives it.
+    func openBluetoothDevice() async throws -> (BluetoothAddress, BlueZGATTTransport, String) {
         let client = try await BlueZClient.connect()
         let chosen = try await client.adapter(named: adapter)
         let address: BluetoothAddress
@@ -151,21 +162,23 @@ struct UploadCommand: AsyncParsableCommand {
         } else {
             address = try await resolve(name: name ?? "", client: client, adapter: chosen)
         }
+        let transport = try await BlueZGATTTransport.open(client: client, adapter: chosen, options: bluetoothOptions)
+        let label =
+            name.map { "'\($0)' (\(address)) via \(chosen.interfaceName)" } ?? "\(address) via \(chosen.interfaceName)"
+        return (address, transport, label)
+    }
+
+    /// The BlueZ transport's behaviour from `--no-acquire`, `--wait`, `--timeout` and `--retries`.
+    ///
+    /// One timeout model (issue 16): `--timeout` bounds every wait on the device, ATT write responses included;
+    /// `--retries` bounds the connection attempts as it bounds the reconnections.
+    var bluetoothOptions: BlueZGATTTransport.Options {
         var options = BlueZGATTTransport.Options()
         options.usesAcquiredSockets = !noAcquire
         if wait { options.firstSearchTimeout = .seconds(engineOptions.timeout ?? 60) }
-        // One timeout model (issue 16): --timeout bounds every wait on the device, ATT write responses included;
-        // --retries bounds the connection attempts as it bounds the reconnections.
         options.operationTimeout = engineOptions.configuration.responseTimeout
         if let retries = engineOptions.retries { options.connectionAttempts = retries }
-        let transport = try await BlueZGATTTransport.open(client: client, adapter: chosen, options: options)
-        let label =
-            name.map { "'\($0)' (\(address)) via \(chosen.interfaceName)" } ?? "\(address) via \(chosen.interfaceName)"
-        try await upload(firmware, to: address, named: label, over: transport) {
-            let paths = transport.paths
-            return "link: packets via \(paths.acquiredWrite ? "AcquireWrite socket" : "D-Bus WriteValue"), "
-                + "notifications via \(paths.acquiredNotify ? "AcquireNotify socket" : "D-Bus PropertiesChanged")"
-        }
+        return options
     }
 
     /// The one device advertising `name` exactly, scanning in 3-second rounds for 15 s (until `--timeout`, default
