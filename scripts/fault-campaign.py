@@ -261,6 +261,8 @@ def main():
     parser.add_argument("--hang-limit", type=float, default=120)
     parser.add_argument("--require-recovery", type=float, default=None,
                         help="fail unless each of " + ", ".join(sorted(RECOVERABLE)) + " recovers this share")
+    parser.add_argument("--targets", default=",".join(TARGETS),
+                        help="comma-separated targets to cycle through (default: all of " + ", ".join(TARGETS) + ")")
     parser.add_argument("--verbose", action="store_true")
     arguments = parser.parse_args()
 
@@ -271,11 +273,15 @@ def main():
     with open(smp_path, "rb") as handle:
         smp_image = handle.read()
     inputs = {False: (INPUT, image, None), True: (smp_path, smp_image, smp_running_image(arguments.binary, smp_path))}
+    targets = arguments.targets.split(",")
+    unknown = [target for target in targets if target not in TARGETS]
+    if unknown:
+        parser.error("unknown target " + ", ".join(unknown))
     plan = []
     for index in range(arguments.runs):
-        target = TARGETS[index % len(TARGETS)]
+        target = targets[index % len(targets)]
         kinds = SMP_KINDS if target == "sim:smp" else KINDS
-        kind = kinds[(index // len(TARGETS)) % len(kinds)]
+        kind = kinds[(index // len(targets)) % len(kinds)]
         plan.append((target, kind, arguments.seed * 1_000_003 + index))
     started = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(max_workers=arguments.jobs) as pool:
