@@ -47,7 +47,9 @@ BENCH_PAIRS=${BENCH_PAIRS:-5}
 [[ $BENCH_PAIRS =~ ^[1-9][0-9]*$ ]] || { echo "vm-tier: BENCH_PAIRS must be a whole number from 1, not '$BENCH_PAIRS'" >&2; exit 64; }
 [[ $WORK_NAME =~ ^[A-Za-z0-9_-]+$ ]] || { echo "vm-tier: --work takes a plain name, not '$WORK_NAME'" >&2; exit 64; }
 for name in $SCENARIOS; do
-	[[ " $ALL " == *" $name "* ]] || { echo "vm-tier: unknown scenario '$name' (known: $ALL)" >&2; exit 64; }
+	# The two benches may also be named, to run one of them alone (--scenarios smp-throughput).
+	[[ " $ALL throughput smp-throughput " == *" $name "* ]] ||
+		{ echo "vm-tier: unknown scenario '$name' (known: $ALL, throughput, smp-throughput)" >&2; exit 64; }
 done
 [ -x "$BINARY" ] || { echo "vm-tier: no nrfloader at $BINARY (swift build first)" >&2; exit 66; }
 
