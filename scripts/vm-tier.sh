@@ -149,7 +149,8 @@ SOAK=$SOAK
 BENCH=$BENCH
 BENCH_PAIRS=$BENCH_PAIRS
 SCENARIOS="$SCENARIOS"
-SMPMGR=$PWD/.build-rig/smp-venv/bin/smpmgr
+SMP_PYTHON=$PWD/.build-rig/smp-venv/bin/python
+SMPMGR_RIG=$PWD/Tests/Rig/smpmgr_rig.py
 EOF
 
 # --- boot; the guest powers off when done, the timeout is for a hung VM

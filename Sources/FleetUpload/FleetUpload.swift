@@ -46,36 +46,10 @@ public struct FleetUpload<Transport: GATTTransport>: Sendable {
     ///   tasks, concurrently, so it must be safe to call from several tasks at once.
     /// - Returns: One outcome per device, in the order of ``devices``.
     public func run(onEvent: @escaping @Sendable (_ index: Int, _ event: FleetEvent) -> Void) async -> [FleetOutcome] {
-        var outcomes = [FleetOutcome](repeating: .notStarted, count: devices.count)
-        var waiting = Array(devices.indices)
-        var running: [String: Int] = [:]
-        await withTaskGroup(of: (Int, FleetOutcome).self) { group in
-            while true {
-                if !Task.isCancelled {
-                    // Start every waiting device whose lane has room, keeping the given order within a lane.
-                    var position = 0
-                    while position < waiting.count {
-                        let index = waiting[position]
-                        let lane = devices[index].lane
-                        guard running[lane, default: 0] < parallel else {
-                            position += 1
-                            continue
-                        }
-                        waiting.remove(at: position)
-                        running[lane, default: 0] += 1
-                        let device = devices[index]
-                        group.addTask { (index, await session(index, device, onEvent: onEvent)) }
-                    }
-                }
-                guard let (index, outcome) = await group.next() else { break }
-                running[devices[index].lane, default: 1] -= 1
-                outcomes[index] = outcome
-                onEvent(index, .finished(outcome))
-            }
-        }
-        // Only a cancelled run leaves devices waiting.
-        for index in waiting { onEvent(index, .finished(.notStarted)) }
-        return outcomes
+        await FleetScheduler.run(
+            devices, parallel: parallel, notStarted: .notStarted,
+            session: { index, device in await session(index, device, onEvent: onEvent) },
+            finished: { index, outcome in onEvent(index, .finished(outcome)) })
     }
 
     /// One device's whole session.

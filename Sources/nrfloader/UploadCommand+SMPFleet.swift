@@ -115,34 +115,10 @@ struct SMPFleetSession: Sendable {
     func run(
         _ devices: [FleetDevice], parallel: Int, onEvent: @escaping @Sendable (Int, SMPFleetEvent) -> Void
     ) async -> [SMPFleetOutcome] {
-        var outcomes = [SMPFleetOutcome](repeating: .notStarted, count: devices.count)
-        var waiting = Array(devices.indices)
-        var running: [String: Int] = [:]
-        await withTaskGroup(of: (Int, SMPFleetOutcome).self) { group in
-            while true {
-                if !Task.isCancelled {
-                    var position = 0
-                    while position < waiting.count {
-                        let index = waiting[position]
-                        let lane = devices[index].lane
-                        guard running[lane, default: 0] < parallel else {
-                            position += 1
-                            continue
-                        }
-                        waiting.remove(at: position)
-                        running[lane, default: 0] += 1
-                        let device = devices[index]
-                        group.addTask { (index, await session(index, device, onEvent: onEvent)) }
-                    }
-                }
-                guard let (index, outcome) = await group.next() else { break }
-                running[devices[index].lane, default: 1] -= 1
-                outcomes[index] = outcome
-                onEvent(index, .finished(outcome))
-            }
-        }
-        for index in waiting { onEvent(index, .finished(.notStarted)) }
-        return outcomes
+        await FleetScheduler.run(
+            devices, parallel: parallel, notStarted: .notStarted,
+            session: { index, device in await session(index, device, onEvent: onEvent) },
+            finished: { index, outcome in onEvent(index, .finished(outcome)) })
     }
 
     private func session(

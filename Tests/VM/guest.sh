@@ -410,7 +410,8 @@ scenario_throughput() {
 }
 
 # The same signed image uploaded (upload only) to `simulate --kind smp --flash instant` by nrfloader and by smpmgr
-# 0.19.1 (the host's .build-rig/smp-venv, read over 9p; bleak through the same bluetoothd), $BENCH_PAIRS alternating
+# 0.19.1 (the host's .build-rig/smp-venv, read over 9p, through Tests/Rig/smpmgr_rig.py; bleak through the same
+# bluetoothd), $BENCH_PAIRS alternating
 # pairs; each run's wall-clock time (process start to exit: finding, connecting and Python's start-up included) and
 # CPU seconds, and the ratio of the medians. Both leave slot 1 holding the image, byte for byte.
 bench_smp() {
@@ -423,8 +424,9 @@ bench_smp() {
 		/usr/bin/time -o "$DIR/$name.cpu" -f "%U %S" timeout -s INT 300 "$NRF" upload --adapter hci0 --quiet \
 			--smp-mode upload-only --target "$HCI1" "$SMP_IMAGE" >"$DIR/$name.out" 2>"$DIR/$name.err"
 	else
-		/usr/bin/time -o "$DIR/$name.cpu" -f "%U %S" timeout -s INT 300 "$SMPMGR" --ble "$HCI1" --timeout 10 \
-			image upload "$SMP_IMAGE" >"$DIR/$name.out" 2>"$DIR/$name.err"
+		# smpmgr held to hci0 (Tests/Rig/smpmgr_rig.py): bleak otherwise takes any powered adapter, hci1-hci3 too.
+		SMPMGR_ADAPTER=hci0 /usr/bin/time -o "$DIR/$name.cpu" -f "%U %S" timeout -s INT 300 "$SMP_PYTHON" \
+			"$SMPMGR_RIG" --ble "$HCI1" --timeout 60 image upload "$SMP_IMAGE" >"$DIR/$name.out" 2>"$DIR/$name.err"
 	fi
 	status=$?
 	local seconds
