@@ -120,9 +120,10 @@ struct BlueZ566QuirkTests {
             #expect(
                 lastLine.hasSuffix(
                     "bluetoothd refuses notifications on the \(role) characteristic of \(Self.peripheral) "
-                        + "(NotPermitted 'Notify acquired'): it still holds them for an earlier AcquireNotify, which a "
-                        + "bluetoothd before 5.84 never releases once the descriptor write behind it failed; restart "
-                        + "bluetooth ('sudo systemctl restart bluetooth') and try again"), "\(lastLine)")
+                        + "(NotPermitted 'Notify acquired'): an AcquireNotify holds them, another program's or one "
+                        + "whose descriptor write failed, which a bluetoothd before 5.84 never releases; close the "
+                        + "other program or restart bluetooth ('sudo systemctl restart bluetooth') and try again"),
+                "\(lastLine)")
         }
     }
 

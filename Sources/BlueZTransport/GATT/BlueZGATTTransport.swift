@@ -274,7 +274,7 @@ public final class BlueZGATTTransport: GATTTransport {
         } catch .inProgress {
             // Already notifying for this client: the subscription stands.
         } catch .notPermitted(let cause) where Self.isNotifyAcquired(cause) {
-            throw .unavailable(notifyHeld(characteristic, by: "an earlier AcquireNotify"))
+            throw .unavailable(notifyHeld(characteristic))
         } catch {
             throw self.transportError(error, doing: "StartNotify on \(characteristic)")
         }
@@ -293,10 +293,14 @@ public final class BlueZGATTTransport: GATTTransport {
         } catch .notConnected, .doesNotExist {
             throw .linkLost("AcquireNotify on \(characteristic): the link dropped")
         } catch .notPermitted(let cause) where Self.isNotifyAcquired(cause) {
-            throw .unavailable(notifyHeld(characteristic, by: "an earlier AcquireNotify"))
+            throw .unavailable(notifyHeld(characteristic))
         } catch .bus(.timedOut) {
-            let waited = seconds(options.operationTimeout)
-            throw .unavailable(notifyHeld(characteristic, by: "this AcquireNotify, unanswered after \(waited)"))
+            let device = state.withLock { $0.lastAddress?.description } ?? "the device"
+            throw .unavailable(
+                "bluetoothd did not answer AcquireNotify on the \(characteristic) characteristic of \(device) within "
+                    + "\(seconds(options.operationTimeout)): its descriptor write failed, and a bluetoothd before 5.84 "
+                    + "then holds the notifications until it restarts; restart bluetooth ('sudo systemctl restart "
+                    + "bluetooth') and try again")
         } catch {
             // Answered without a socket (not offered, or another client's StartNotify holds it): StartNotify.
             return nil
@@ -309,13 +313,13 @@ public final class BlueZGATTTransport: GATTTransport {
         return false
     }
 
-    /// The one line for a characteristic whose notifications bluetoothd holds for a subscription that failed.
-    private func notifyHeld(_ characteristic: LinkCharacteristic, by holder: String) -> String {
+    /// The one line for a characteristic whose notifications bluetoothd holds for an `AcquireNotify`.
+    private func notifyHeld(_ characteristic: LinkCharacteristic) -> String {
         let device = state.withLock { $0.lastAddress?.description } ?? "the device"
         return "bluetoothd refuses notifications on the \(characteristic) characteristic of \(device) "
-            + "(NotPermitted 'Notify acquired'): it still holds them for \(holder), which a bluetoothd before 5.84 "
-            + "never releases once the descriptor write behind it failed; restart bluetooth "
-            + "('sudo systemctl restart bluetooth') and try again"
+            + "(NotPermitted 'Notify acquired'): an AcquireNotify holds them, another program's or one whose "
+            + "descriptor write failed, which a bluetoothd before 5.84 never releases; close the other program or "
+            + "restart bluetooth ('sudo systemctl restart bluetooth') and try again"
     }
 
     public func write(_ characteristic: DFUCharacteristic, _ value: [UInt8]) async throws(GATTTransportError) {
