@@ -341,6 +341,24 @@ for _name, _wrap in (("AcquireNotify", _wrap_acquire_notify), ("StartNotify", _w
     _method.original_method = _wrap(_method.original_method)
 
 
+# Not a testrig.md defect: bluezoo forwards a central's ReadValue/WriteValue/AcquireWrite to the server application
+# even when the central's device is no longer connected, so a write the central sent before it learnt of a dropped
+# link reaches the peripheral after the drop, as if from a new link. Real BlueZ refuses it (gatt-client.c:
+# "Not connected"); the ATT bearer is gone.
+def _wrap_connected_only(original):
+    async def method(self, *args):
+        if not self.service.device.connected:
+            raise DBusBluezFailedError("Not connected")
+        return await original(self, *args)
+
+    return method
+
+
+for _name in ("ReadValue", "WriteValue", "AcquireWrite"):
+    _method = _link_class.__dict__[_name]
+    _method.original_method = _wrap_connected_only(_method.original_method)
+
+
 # Not a testrig.md defect, but a race for every client: bluezoo 1.0.2 owns org.bluez before it exports its
 # adapters, so a client that waits for the name can still see no adapter. Real bluetoothd registers its
 # objects first. Own the name last.
