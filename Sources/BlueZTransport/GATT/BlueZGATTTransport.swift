@@ -821,6 +821,10 @@ public final class BlueZGATTTransport: GATTTransport {
             return .linkLost(text)
         case .notPermitted, .notAuthorized, .invalidValueLength, .invalidOffset, .notSupported:
             return .rejected(text)
+        case .failed(.errorReply(_, "Not connected")):
+            // gatt-client.c answers a call on a device whose link is gone with Failed "Not connected", which can come
+            // before the Connected = false signal.
+            return .linkLost(text)
         case .failed(let cause):
             return "\(cause)".contains("ATT error") ? .rejected(text) : .failed(text)
         default:
