@@ -14,6 +14,8 @@ struct BlueZ566QuirkTests {
     static let publicKey = packages + "/nrfutil-test-key.pub.pem"
     static let peripheral = "C0:DE:00:00:00:02"
     static let signedBlinky = packages + "/nrfutil617-blinky-signed.zip"
+    /// imgtool 2.5.0, ed25519, version 2.0.0, 9656 bytes: Tests/Data/mcuboot/README.md.
+    static let smpImage = root + "/Tests/Data/mcuboot/ed25519.bin"
     static let secureDevice = ["--kind", "secure", "--sd-id", "0x0101", "--key", publicKey]
 
     private static func run(_ command: String, _ arguments: [String], rig: BlueZRig) -> ProcessResult {
@@ -82,6 +84,46 @@ struct BlueZ566QuirkTests {
                 "upload", ["--target", Self.peripheral, "--no-acquire", Self.signedBlinky], rig: rig)
             #expect(result.status == 0, "\(result.stderrText)\nsimulate:\n\(simulator.log)")
             #expect(Self.saved(images) == (try Self.blinky()))
+        }
+    }
+
+    @Test(
+        "an AcquireNotify bluetoothd would never answer holds no upload: notifications come through StartNotify",
+        arguments: [false, true])
+    func acquireNotifyTrap(smp: Bool) async throws {
+        try await BlueZRig.with(quirks: [.acquireNotifyTrap]) { rig in
+            let images = try TemporaryDirectory()
+            let device = smp ? ["--kind", "smp", "--flash", "instant", "--exit-after", "1"] : Self.secureDevice
+            let simulator = try await rig.startSimulate(["--adapter", "hci1", "--save-images", images.path] + device)
+            let input = smp ? Self.smpImage : Self.signedBlinky
+            let result = Self.run("upload", ["--target", Self.peripheral, "--timeout", "5", input], rig: rig)
+            #expect(result.status == 0, "\(result.stderrText)\nsimulate:\n\(simulator.log)\nrig:\n\(rig.log)")
+            #expect(!result.stderrText.contains("reconnecting"), "\(result.stderrText)")
+            if !smp { #expect(Self.saved(images) == (try Self.blinky())) }
+        }
+    }
+
+    @Test(
+        "notifications bluetoothd still holds for a failed AcquireNotify end the upload in one line: restart bluetooth",
+        arguments: [false, true])
+    func notifyAcquired(smp: Bool) async throws {
+        try await BlueZRig.with(quirks: [.notifyAcquired]) { rig in
+            let images = try TemporaryDirectory()
+            let device = smp ? ["--kind", "smp", "--flash", "instant"] : Self.secureDevice
+            let simulator = try await rig.startSimulate(["--adapter", "hci1", "--save-images", images.path] + device)
+            let input = smp ? Self.smpImage : Self.signedBlinky
+            let result = Self.run("upload", ["--target", Self.peripheral, input], rig: rig)
+            #expect(result.status == 69, "\(result.stderrText)\nsimulate:\n\(simulator.log)")
+            #expect(!result.stderrText.contains("reconnecting"), "\(result.stderrText)")
+            let role = smp ? "smp" : "secureControlPoint"
+            let lastLine = result.stderrText.split(separator: "\n").last.map(String.init) ?? ""
+            #expect(
+                lastLine.hasSuffix(
+                    "bluetoothd refuses notifications on the \(role) characteristic of \(Self.peripheral) "
+                        + "(NotPermitted 'Notify acquired'): an AcquireNotify holds them, another program's or one "
+                        + "whose descriptor write failed, which a bluetoothd before 5.84 never releases; close the "
+                        + "other program or restart bluetooth ('sudo systemctl restart bluetooth') and try again"),
+                "\(lastLine)")
         }
     }
 

@@ -23,6 +23,11 @@ Rung 2"), where that differs from what a central may hope for:
   one).
 - removed-while-connecting: the first Connect to each device removes the device (InterfacesRemoved) and fails; the
   next scan finds it again.
+- acquire-notify-trap: a central's AcquireNotify is never answered and leaves its characteristic held, as bluetoothd
+  before 5.84 does when the descriptor write behind it fails; StartNotify and AcquireNotify on that characteristic are
+  then refused with NotPermitted "Notify acquired".
+- notify-acquired: that held state from the start (an earlier session left it): every StartNotify and AcquireNotify
+  of a central is refused with NotPermitted "Notify acquired".
 """
 
 import asyncio
@@ -34,7 +39,7 @@ import bluezoo.adapter
 import bluezoo.bluezoo
 import bluezoo.device
 from bluezoo.utils import setup_default_bus
-from bluezoo.exceptions import DBusBluezFailedError, DBusBluezNotReadyError
+from bluezoo.exceptions import DBusBluezFailedError, DBusBluezNotPermittedError, DBusBluezNotReadyError
 from bluezoo.gatt import characteristic as gatt_characteristic
 from bluezoo.gatt.manager import GattManager
 from bluezoo.log import logger
@@ -297,6 +302,61 @@ def _prepare_options(self, options):
 
 
 setattr(_link_class, _prepare_name, _prepare_options)
+
+
+# Quirks acquire-notify-trap and notify-acquired: bluetoothd before 5.84 (gatt-client.c,
+# characteristic_acquire_notify) sets the characteristic's notify_io before the descriptor write completes; when the
+# write fails, register_notify_io_cb frees the client without answering and leaves notify_io set, so StartNotify and
+# AcquireNotify answer NotPermitted "Notify acquired" until bluetoothd restarts (BlueZ 476ae809a, in 5.84). The
+# central-side methods are sdbus overrides: wrap the functions they dispatch to.
+_held_notifications = set()
+
+
+def _refuse_if_held(link) -> None:
+    if "notify-acquired" in QUIRKS or link.get_object_path() in _held_notifications:
+        raise DBusBluezNotPermittedError("Notify acquired")
+
+
+def _wrap_acquire_notify(original):
+    async def acquire_notify(self, options):
+        _refuse_if_held(self)
+        if "acquire-notify-trap" in QUIRKS:
+            _held_notifications.add(self.get_object_path())
+            await asyncio.get_running_loop().create_future()  # never answered
+        return await original(self, options)
+
+    return acquire_notify
+
+
+def _wrap_start_notify(original):
+    async def start_notify(self):
+        _refuse_if_held(self)
+        return await original(self)
+
+    return start_notify
+
+
+for _name, _wrap in (("AcquireNotify", _wrap_acquire_notify), ("StartNotify", _wrap_start_notify)):
+    _method = _link_class.__dict__[_name]
+    _method.original_method = _wrap(_method.original_method)
+
+
+# Not a testrig.md defect: bluezoo forwards a central's ReadValue/WriteValue/AcquireWrite to the server application
+# even when the central's device is no longer connected, so a write the central sent before it learnt of a dropped
+# link reaches the peripheral after the drop, as if from a new link. Real BlueZ refuses it (gatt-client.c:
+# "Not connected"); the ATT bearer is gone.
+def _wrap_connected_only(original):
+    async def method(self, *args):
+        if not self.service.device.connected:
+            raise DBusBluezFailedError("Not connected")
+        return await original(self, *args)
+
+    return method
+
+
+for _name in ("ReadValue", "WriteValue", "AcquireWrite"):
+    _method = _link_class.__dict__[_name]
+    _method.original_method = _wrap_connected_only(_method.original_method)
 
 
 # Not a testrig.md defect, but a race for every client: bluezoo 1.0.2 owns org.bluez before it exports its

@@ -5,7 +5,7 @@ public import DFUTargetAdapter
 import Synchronization
 
 /// The DFU engine's transport over BlueZ: finds the device by scanning, connects, maps the DFU characteristics by
-/// UUID, writes with and without response, and turns `PropertiesChanged(Value)` or an `AcquireNotify` socket into
+/// UUID, writes with and without response, and turns `PropertiesChanged(Value)` (after `StartNotify`) into
 /// notifications and `Connected = false` into link loss.
 ///
 /// Packets go through an `AcquireWrite` socket when BlueZ offers one (the fast path), else as `WriteValue` commands
@@ -28,8 +28,20 @@ import Synchronization
 public final class BlueZGATTTransport: GATTTransport {
     /// How the transport behaves.
     public struct Options: Sendable {
-        /// Use `AcquireWrite`/`AcquireNotify` sockets where BlueZ offers them (else D-Bus calls only).
+        /// Use an `AcquireWrite` socket for write commands where BlueZ offers one (else `WriteValue` calls only).
         public var usesAcquiredSockets = true
+        /// Take notifications through an `AcquireNotify` socket (with ``usesAcquiredSockets``) instead of
+        /// `StartNotify`.
+        ///
+        /// Off by default. bluetoothd before 5.84 (Debian 12's 5.66, Ubuntu 22.04's 5.64 and 24.04's 5.72) marks the
+        /// characteristic acquired before the descriptor write behind `AcquireNotify` completes; when that write fails
+        /// (the link drops, or the device answers with an ATT error, as one that is going down does), it never answers
+        /// the call and keeps the mark until it restarts: every later `StartNotify` and `AcquireNotify` on that
+        /// characteristic is refused with NotPermitted "Notify acquired", across reconnections (BlueZ commit
+        /// 476ae809a, fixed in 5.84; Tests/VM/README.md). `StartNotify` answers such a failure and cleans up. A
+        /// notification through `PropertiesChanged` costs one more D-Bus hop, nothing against the 30-50 ms
+        /// connection interval it waited for.
+        public var usesAcquiredNotify = false
         /// Connection attempts per ``connect(_:deadline:)`` (each: scan, `Connect`, service resolution).
         public var connectionAttempts = 3
         /// How long the first connection may wait for the device to appear, when longer than the engine's
@@ -223,11 +235,12 @@ public final class BlueZGATTTransport: GATTTransport {
         try await enableNotifications(on: .dfu(characteristic))
     }
 
-    /// Subscribes to a characteristic's notifications: an `AcquireNotify` socket where BlueZ offers one, else
-    /// `StartNotify`; they come out of ``nextLinkEvent(until:)``.
+    /// Subscribes to a characteristic's notifications with `StartNotify` (an `AcquireNotify` socket only with
+    /// ``Options/usesAcquiredNotify``); they come out of ``nextLinkEvent(until:)``.
     ///
     /// - Parameter characteristic: The characteristic.
-    /// - Throws: `GATTTransportError`.
+    /// - Throws: `GATTTransportError`; `unavailable` when bluetoothd still holds the characteristic for an
+    ///   `AcquireNotify` whose descriptor write failed (it refuses every subscription until it restarts).
     public func enableNotifications(on characteristic: LinkCharacteristic) async throws(GATTTransportError) {
         try await detached { try await self.enableNotificationsNow(characteristic) }
     }
@@ -236,30 +249,21 @@ public final class BlueZGATTTransport: GATTTransport {
         let info = try self.state.withLock { state throws(GATTTransportError) in
             try Self.session(state).characteristic(characteristic)
         }
-        if options.usesAcquiredSockets && info.flags.contains("notify") {
-            let acquired: AcquiredSocket?
-            do {
-                acquired = try await acquire("AcquireNotify", on: info)
-            } catch .notConnected, .doesNotExist {
-                throw .linkLost("AcquireNotify on \(characteristic): the link dropped")
-            } catch {
-                // No socket offered: notifications come as PropertiesChanged instead.
-                acquired = nil
+        if options.usesAcquiredSockets && options.usesAcquiredNotify && info.flags.contains("notify"),
+            let socket = try await acquireNotifySocket(characteristic, info)
+        {
+            let isUp = state.withLock { state in
+                guard state.session?.isUp == true else { return false }
+                state.session?.notifySockets[characteristic] = socket
+                state.paths.acquiredNotify = true
+                return true
             }
-            if let socket = acquired {
-                let isUp = state.withLock { state in
-                    guard state.session?.isUp == true else { return false }
-                    state.session?.notifySockets[characteristic] = socket
-                    state.paths.acquiredNotify = true
-                    return true
-                }
-                guard isUp else {
-                    socket.close()
-                    throw .linkLost("the link dropped while acquiring notifications")
-                }
-                socket.watch { [weak self] in self?.receiveNotifications(characteristic, from: socket) ?? false }
-                return
+            guard isUp else {
+                socket.close()
+                throw .linkLost("the link dropped while acquiring notifications")
             }
+            socket.watch { [weak self] in self?.receiveNotifications(characteristic, from: socket) ?? false }
+            return
         }
         self.state.withLock { state in
             state.session?.notifyingPaths[info.path] = characteristic
@@ -269,9 +273,53 @@ public final class BlueZGATTTransport: GATTTransport {
             try await self.call(info.path, BlueZInterface.characteristic, "StartNotify")
         } catch .inProgress {
             // Already notifying for this client: the subscription stands.
+        } catch .notPermitted(let cause) where Self.isNotifyAcquired(cause) {
+            throw .unavailable(notifyHeld(characteristic))
         } catch {
             throw self.transportError(error, doing: "StartNotify on \(characteristic)")
         }
+    }
+
+    /// An `AcquireNotify` socket, or `nil` when BlueZ answered without one (notifications then come through
+    /// `StartNotify`).
+    ///
+    /// A call BlueZ never answers is not followed by `StartNotify`: bluetoothd before 5.84 leaves such a
+    /// characteristic marked acquired (``Options/usesAcquiredNotify``), and would only refuse it.
+    private func acquireNotifySocket(_ characteristic: LinkCharacteristic, _ info: CharacteristicInfo)
+        async throws(GATTTransportError) -> AcquiredSocket?
+    {
+        do {
+            return try await acquire("AcquireNotify", on: info)
+        } catch .notConnected, .doesNotExist {
+            throw .linkLost("AcquireNotify on \(characteristic): the link dropped")
+        } catch .notPermitted(let cause) where Self.isNotifyAcquired(cause) {
+            throw .unavailable(notifyHeld(characteristic))
+        } catch .bus(.timedOut) {
+            let device = state.withLock { $0.lastAddress?.description } ?? "the device"
+            throw .unavailable(
+                "bluetoothd did not answer AcquireNotify on the \(characteristic) characteristic of \(device) within "
+                    + "\(seconds(options.operationTimeout)): its descriptor write failed, and a bluetoothd before 5.84 "
+                    + "then holds the notifications until it restarts; restart bluetooth ('sudo systemctl restart "
+                    + "bluetooth') and try again")
+        } catch {
+            // Answered without a socket (not offered, or another client's StartNotify holds it): StartNotify.
+            return nil
+        }
+    }
+
+    /// Whether a NotPermitted answer is bluetoothd's "Notify acquired" (`gatt-client.c`).
+    private static func isNotifyAcquired(_ cause: DBusError) -> Bool {
+        if case .errorReply(_, let message) = cause { return message == "Notify acquired" }
+        return false
+    }
+
+    /// The one line for a characteristic whose notifications bluetoothd holds for an `AcquireNotify`.
+    private func notifyHeld(_ characteristic: LinkCharacteristic) -> String {
+        let device = state.withLock { $0.lastAddress?.description } ?? "the device"
+        return "bluetoothd refuses notifications on the \(characteristic) characteristic of \(device) "
+            + "(NotPermitted 'Notify acquired'): an AcquireNotify holds them, another program's or one whose "
+            + "descriptor write failed, which a bluetoothd before 5.84 never releases; close the other program or "
+            + "restart bluetooth ('sudo systemctl restart bluetooth') and try again"
     }
 
     public func write(_ characteristic: DFUCharacteristic, _ value: [UInt8]) async throws(GATTTransportError) {
@@ -773,6 +821,10 @@ public final class BlueZGATTTransport: GATTTransport {
             return .linkLost(text)
         case .notPermitted, .notAuthorized, .invalidValueLength, .invalidOffset, .notSupported:
             return .rejected(text)
+        case .failed(.errorReply(_, "Not connected")):
+            // gatt-client.c answers a call on a device whose link is gone with Failed "Not connected", which can come
+            // before the Connected = false signal.
+            return .linkLost(text)
         case .failed(let cause):
             return "\(cause)".contains("ATT error") ? .rejected(text) : .failed(text)
         default:

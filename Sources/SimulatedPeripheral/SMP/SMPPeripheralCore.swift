@@ -110,8 +110,13 @@ final class SMPPeripheralCore: Sendable {
 
     /// Takes the central as the link when a request comes before BlueZ's `Connected` signal (two paths), or when
     /// BlueZ sent none.
+    ///
+    /// Not while the device resets: a write still queued from the link the reset dropped is no new connection.
+    /// Taking it for one made ``connect(_:_:)`` refuse the central and mark it disconnecting, and no `Connected =
+    /// false` ever came to clear the mark (the link was down already), so every later connection of that central
+    /// was ignored ("StartNotify on smp: Not connected" three times over bluezoo, under load).
     private func adopt(_ central: String?, _ state: inout State) {
-        guard let central, state.link == nil, central.hasPrefix(state.adapterPath + "/"),
+        guard let central, state.link == nil, !state.isResetting, central.hasPrefix(state.adapterPath + "/"),
             !state.disconnecting.contains(central)
         else { return }
         connect(central, &state)

@@ -86,6 +86,16 @@ public final class SimulatedSMPPeripheral: Sendable {
         let client = self.client
         let adapter = self.adapter
         await Task {
+            // A device that goes away (powered off, or `--exit-after` reached) drops its link first: a real one does
+            // not keep a link whose GATT service is gone, answering the central's descriptor writes with Invalid
+            // Handle (Tests/VM/README.md, "AcquireNotify whose descriptor write fails").
+            if let central = core.central {
+                core.state.withLock { state in
+                    state.disconnecting.insert(central)
+                    core.endLink(&state)
+                }
+                await self.disconnect(central, core: core, onEvent: onEvent)
+            }
             if let generation = outcome.0 { await Self.unregister(generation, client: client, adapter: adapter) }
         }.value
         core.shutDown()

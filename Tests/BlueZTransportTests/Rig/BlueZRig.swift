@@ -56,6 +56,13 @@ final class BlueZRig: Sendable {
         case removedWhileConnecting = "removed-while-connecting"
         /// Connected and ServicesResolved become true without a signal (as if before the client subscribed).
         case unsignalledServicesResolved = "unsignalled-services-resolved"
+        /// A central's AcquireNotify is never answered and leaves the characteristic held: StartNotify and
+        /// AcquireNotify on it are then refused with NotPermitted "Notify acquired" (bluetoothd before 5.84, when
+        /// the descriptor write behind AcquireNotify fails).
+        case acquireNotifyTrap = "acquire-notify-trap"
+        /// Every StartNotify and AcquireNotify of a central refused with NotPermitted "Notify acquired", the state
+        /// a failed AcquireNotify left in an earlier session.
+        case notifyAcquired = "notify-acquired"
     }
 
     /// Runs `body` with a fresh rig and always stops it afterwards.
