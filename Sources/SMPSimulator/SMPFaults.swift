@@ -1,10 +1,20 @@
-import DFUSimulator
+package import DFUSimulator
 
-/// The `--sim-fault` plan applied to SMP frames (see ``SimulatedSMPTransport``).
-struct SMPFaults: Sendable {
-    enum LinkEffect {
+/// The `--sim-fault` plan applied to SMP frames, by `--target sim:smp` and `simulate --kind smp` alike.
+///
+/// `drop-packet@N` loses the Nth request frame, `drop-notification@N` /
+/// `duplicate-notification@N` the Nth answer, `disconnect@BYTES` / `reboot@BYTES` fire once the device has received
+/// that many request bytes (the frame that reaches the threshold is not handled), `stall@N` silences the device from
+/// its Nth request until the link drops, `mtu@N` caps the MTU. `respond@ID:RC` is the device's own
+/// (``SimulatedSMPDevice/forceAnswer(toCommand:rc:)``).
+package struct SMPFaults: Sendable {
+    /// What a received frame does to the link.
+    package enum LinkEffect {
+        /// Nothing: the device handles the frame.
         case none
+        /// The device drops the link without handling the frame.
         case disconnect
+        /// The device resets without handling the frame.
         case reboot
     }
 
@@ -16,17 +26,19 @@ struct SMPFaults: Sendable {
     private var firedOnce: Set<Int> = []
     private var isStalled = false
 
-    init(plan: FaultPlan) {
+    /// The plan's faults, counted from the start.
+    package init(plan: FaultPlan) {
         faults = plan.faults
         random = plan.seed
     }
 
-    var mtuCap: Int? {
+    /// The lowest `mtu@N`, if any.
+    package var mtuCap: Int? {
         faults.compactMap { if case .capMTU(let mtu) = $0 { mtu } else { nil } }.min()
     }
 
     /// Whether the next request frame is lost on the way.
-    mutating func dropsRequest() -> Bool {
+    package mutating func dropsRequest() -> Bool {
         requests += 1
         return faults.contains { fault in
             if case .dropPacket(let trigger) = fault { return fires(trigger, count: requests) }
@@ -35,7 +47,7 @@ struct SMPFaults: Sendable {
     }
 
     /// The device received a frame of `bytes`; whether a byte-counted fault fires now.
-    mutating func received(bytes: Int) -> LinkEffect {
+    package mutating func received(bytes: Int) -> LinkEffect {
         receivedBytes += bytes
         for (index, fault) in faults.enumerated() where !firedOnce.contains(index) {
             switch fault {
@@ -53,7 +65,7 @@ struct SMPFaults: Sendable {
     }
 
     /// Whether the device stops answering (`stall@N`: from the Nth request it handles, until a disconnection).
-    mutating func stallsAnswer() -> Bool {
+    package mutating func stallsAnswer() -> Bool {
         if isStalled { return true }
         for (index, fault) in faults.enumerated() where !firedOnce.contains(index) {
             if case .stall(let after) = fault, requests >= after {
@@ -66,7 +78,7 @@ struct SMPFaults: Sendable {
     }
 
     /// How many copies of the next answer reach the central: 0 (dropped), 1, or 2 (duplicated).
-    mutating func answerCopies() -> Int {
+    package mutating func answerCopies() -> Int {
         answers += 1
         var copies = 1
         for fault in faults {
@@ -79,7 +91,8 @@ struct SMPFaults: Sendable {
         return copies
     }
 
-    mutating func linkDropped() {
+    /// The link dropped: a stalled device speaks again on the next one.
+    package mutating func linkDropped() {
         isStalled = false
     }
 

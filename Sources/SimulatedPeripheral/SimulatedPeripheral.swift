@@ -1,5 +1,5 @@
 public import BlueZ
-public import DBus
+import DBus
 public import DFUSimulator
 
 /// Serves one ``DFUSimulator/SimulatedDevice`` on one adapter through BlueZ: its GATT database as a GATT

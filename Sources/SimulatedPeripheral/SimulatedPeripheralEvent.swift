@@ -1,5 +1,5 @@
 public import BlueZ
-public import DBus
+import DBus
 public import DFUSimulator
 
 /// How a ``SimulatedPeripheral`` presents itself to BlueZ.

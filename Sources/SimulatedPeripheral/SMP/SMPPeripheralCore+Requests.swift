@@ -16,12 +16,11 @@ extension SMPPeripheralCore {
     }
 
     private func handle(_ frame: [UInt8], _ state: inout State) {
-        let (effect, isDropped) = state.faults.received(bytes: frame.count)
-        if isDropped {
+        if state.faults.dropsRequest() {
             onEvent(.log("fault: request of \(frame.count) bytes lost (drop-packet)"))
             return
         }
-        switch effect {
+        switch state.faults.received(bytes: frame.count) {
         case .disconnect:
             onEvent(.log("fault: link dropped after \(frame.count)-byte request (disconnect)"))
             dropLink(&state)
@@ -38,7 +37,7 @@ extension SMPPeripheralCore {
         let summary = Self.summary(of: frame, answer: output.answer)
         onEvent(.exchange(summary))
         tally(frame, answer: output.answer, &state)
-        if let answer = output.answer, !state.faults.isSilent {
+        if let answer = output.answer, !state.faults.stallsAnswer() {
             let copies = state.faults.answerCopies()
             if copies == 0 { onEvent(.log("fault: answer of \(answer.count) bytes dropped (drop-notification)")) }
             if copies == 2 {

@@ -28,7 +28,7 @@ enum SMPControlAction: Sendable {
 final class SMPPeripheralCore: Sendable {
     struct State {
         var device: SimulatedSMPDevice
-        var faults: SMPLinkFaults
+        var faults: SMPFaults
         var adapterPath: String
         var generation = 1
         /// The central's `Device1` path and the link's ATT MTU.
@@ -75,7 +75,7 @@ final class SMPPeripheralCore: Sendable {
         }
         state = Mutex(
             State(
-                device: device, faults: SMPLinkFaults(plan: options.faults), adapterPath: adapterPath,
+                device: device, faults: SMPFaults(plan: options.faults), adapterPath: adapterPath,
                 logCursor: device.log.count))
     }
 

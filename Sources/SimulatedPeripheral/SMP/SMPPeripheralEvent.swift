@@ -25,7 +25,7 @@ public struct SMPPeripheralOptions: Sendable {
     public var resetDelay = Duration.milliseconds(250)
     /// The application's start-up after MCUboot, before it advertises again.
     public var bootTime = Duration.milliseconds(100)
-    /// The faults to inject (see ``SMPLinkFaults``).
+    /// The faults to inject (counted as `--target sim:smp` counts them).
     public var faults = FaultPlan()
 
     /// The defaults.
