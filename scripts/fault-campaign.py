@@ -123,13 +123,18 @@ def smp_fault_for(kind, rng, image_size):
     raise ValueError(kind)
 
 
-def mcuboot_hash(image):
-    """The SHA-256 TLV (type 0x10) of a signed MCUboot image, as lowercase hex."""
+def mcuboot_tlv_area(image):
+    """(start, end) of a signed MCUboot image's TLV area: after the header, the body and the protected TLVs."""
     header_size, protected_size, image_size = int.from_bytes(image[8:10], "little"), \
         int.from_bytes(image[10:12], "little"), int.from_bytes(image[12:16], "little")
-    offset = header_size + image_size + protected_size
-    assert int.from_bytes(image[offset:offset + 2], "little") == 0x6907, "no TLV area"
-    end = offset + int.from_bytes(image[offset + 2:offset + 4], "little")
+    start = header_size + image_size + protected_size
+    assert int.from_bytes(image[start:start + 2], "little") == 0x6907, "no TLV area"
+    return start, start + int.from_bytes(image[start + 2:start + 4], "little")
+
+
+def mcuboot_hash(image):
+    """The SHA-256 TLV (type 0x10) of a signed MCUboot image, as lowercase hex."""
+    offset, end = mcuboot_tlv_area(image)
     offset += 4
     while offset < end:
         kind, length = image[offset], int.from_bytes(image[offset + 2:offset + 4], "little")
@@ -139,74 +144,75 @@ def mcuboot_hash(image):
     raise ValueError("no SHA-256 TLV")
 
 
+def verdict(status, stdout, timed_out, wrong_image, unconfirmed):
+    """Returns (class, reason) for one run. `wrong_image()` names an image the device must not hold, and
+    `unconfirmed(result)` what an exit-0 result object fails to confirm; each gives None when all is well."""
+    if timed_out:
+        return "bad", "hang"
+    if status < 0 or (status > 128 and status != 130):
+        return "bad", f"crash (status {status})"
+    if status == 70:
+        return "bad", "internal error (70)"
+    problem = wrong_image()
+    if problem:
+        return "bad", problem
+    lines = [line for line in stdout.splitlines() if line.strip()]
+    try:
+        last = json.loads(lines[-1]) if lines else None
+    except json.JSONDecodeError:
+        last = None
+    if status == 0:
+        if not last or last.get("event") != "result":
+            return "bad", "exit 0 without a result object"
+        problem = unconfirmed(last)
+        return ("bad", problem) if problem else ("recovered", "")
+    if status not in DOCUMENTED_FAILURES:
+        return "bad", f"undocumented exit status {status}"
+    if not last or last.get("event") != "error" or last.get("exit_status") != status:
+        return "bad", f"exit {status} without a matching error object"
+    return "clean failure", f"exit {status}: {last.get('message', '')}"
+
+
 def classify_smp(status, stdout, images, image, original, timed_out):
     """Returns (class, reason) for one sim:smp run."""
-    if timed_out:
-        return "bad", "hang"
-    if status < 0 or (status > 128 and status != 130):
-        return "bad", f"crash (status {status})"
-    if status == 70:
-        return "bad", "internal error (70)"
     slot0 = images.get("slot0", b"")
-    if not (slot0.startswith(image) or slot0.startswith(original)):
-        return "bad", "slot 0 holds neither the input nor the image the device ran before"
-    lines = [line for line in stdout.splitlines() if line.strip()]
-    try:
-        last = json.loads(lines[-1]) if lines else None
-    except json.JSONDecodeError:
-        last = None
-    if status == 0:
-        if not last or last.get("event") != "result":
-            return "bad", "exit 0 without a result object"
-        if last.get("state") != "confirmed" or (last.get("image") or {}).get("hash") != mcuboot_hash(image):
-            return "bad", "exit 0 but the result does not report the input confirmed"
+
+    def wrong_image():
+        if not (slot0.startswith(image) or slot0.startswith(original)):
+            return "slot 0 holds neither the input nor the image the device ran before"
+        return None
+
+    def unconfirmed(result):
+        if result.get("state") != "confirmed" or (result.get("image") or {}).get("hash") != mcuboot_hash(image):
+            return "exit 0 but the result does not report the input confirmed"
         # Bytes the device accepted: the whole image, more when a reboot made it start over.
-        if last.get("bytes_uploaded", 0) < len(image):
-            return "bad", "exit 0 but the result counts less than the whole image"
+        if result.get("bytes_uploaded", 0) < len(image):
+            return "exit 0 but the result counts less than the whole image"
         if not slot0.startswith(image):
-            return "bad", "exit 0 but slot 0 does not hold the input"
-        return "recovered", ""
-    if status not in DOCUMENTED_FAILURES:
-        return "bad", f"undocumented exit status {status}"
-    if not last or last.get("event") != "error" or last.get("exit_status") != status:
-        return "bad", f"exit {status} without a matching error object"
-    return "clean failure", f"exit {status}: {last.get('message', '')}"
+            return "exit 0 but slot 0 does not hold the input"
+        return None
+
+    return verdict(status, stdout, timed_out, wrong_image, unconfirmed)
 
 
-def classify(result, stdout, images, image, timed_out):
-    """Returns (class, reason) for one run."""
-    if timed_out:
-        return "bad", "hang"
-    status = result
-    if status < 0 or (status > 128 and status != 130):
-        return "bad", f"crash (status {status})"
-    if status == 70:
-        return "bad", "internal error (70)"
-    wrong = [name for name, data in images.items() if name == "application" and data != image]
-    if wrong:
-        return "bad", "wrong image activated"
-    lines = [line for line in stdout.splitlines() if line.strip()]
-    try:
-        last = json.loads(lines[-1]) if lines else None
-    except json.JSONDecodeError:
-        last = None
-    if status == 0:
-        if not last or last.get("event") != "result":
-            return "bad", "exit 0 without a result object"
-        parts = last.get("parts") or []
+def classify(status, stdout, images, image, timed_out):
+    """Returns (class, reason) for one nRF5 DFU run."""
+    def wrong_image():
+        activated = images.get("application")
+        return "wrong image activated" if activated is not None and activated != image else None
+
+    def unconfirmed(result):
+        parts = result.get("parts") or []
         if len(parts) != 1 or parts[0].get("bytes_confirmed") != len(image):
-            return "bad", "exit 0 but the result does not confirm the whole image"
+            return "exit 0 but the result does not confirm the whole image"
         crc = parts[0].get("crc32")
         if crc is not None and int(crc, 16) != zlib.crc32(image):
-            return "bad", "exit 0 with a CRC-32 that is not the input's"
+            return "exit 0 with a CRC-32 that is not the input's"
         if images.get("application") != image:
-            return "bad", "exit 0 but the device did not activate the input"
-        return "recovered", ""
-    if status not in DOCUMENTED_FAILURES:
-        return "bad", f"undocumented exit status {status}"
-    if not last or last.get("event") != "error" or last.get("exit_status") != status:
-        return "bad", f"exit {status} without a matching error object"
-    return "clean failure", f"exit {status}: {last.get('message', '')}"
+            return "exit 0 but the device did not activate the input"
+        return None
+
+    return verdict(status, stdout, timed_out, wrong_image, unconfirmed)
 
 
 def run_one(binary, target, kind, seed, inputs, hang_limit):
@@ -245,10 +251,7 @@ def smp_running_image(binary, path):
         with open(os.path.join(saved, "slot0.bin"), "rb") as handle:
             slot0 = handle.read()
     # Its header says how long it is: header, body, protected TLVs, then the TLV area with its own length.
-    header_size, protected_size, image_size = int.from_bytes(slot0[8:10], "little"), \
-        int.from_bytes(slot0[10:12], "little"), int.from_bytes(slot0[12:16], "little")
-    end = header_size + image_size + protected_size
-    return slot0[:end + int.from_bytes(slot0[end + 2:end + 4], "little")]
+    return slot0[:mcuboot_tlv_area(slot0)[1]]
 
 
 def main():
