@@ -137,26 +137,14 @@ struct SMPTargetOptions: ParsableArguments {
                     deviceWasReached: false)
             }
             return SerialSMPTransport(options: options)
-        case .bluetoothAddress(let text):
-            return try await bluetoothTransport { _, _ in try BluetoothAddress(parsing: text) }
-        case .bluetoothName(let name):
-            return try await bluetoothTransport { client, adapter in
-                try await UploadCommand.resolve(name: name, client: client, adapter: adapter, seconds: timeout ?? 15)
-            }
+        case .bluetoothAddress, .bluetoothName:
+            // SMP through BlueZ, as `upload` reaches a device; `--timeout` bounds each BlueZ call too.
+            var options = BlueZGATTTransport.Options()
+            if let timeout { options.operationTimeout = .seconds(timeout) }
+            let (address, gatt, _) = try await UploadCommand.openBluetoothDevice(
+                target: target, name: name, adapter: adapter, options: options, nameSearch: timeout ?? 15)
+            return BlueZSMPTransport(gatt: gatt, request: ConnectionRequest(address: address))
         }
-    }
-
-    /// SMP through BlueZ to the device `address` finds, on `--adapter`; `--timeout` bounds each BlueZ call too.
-    private func bluetoothTransport(
-        _ address: (BlueZClient, AdapterInfo) async throws -> BluetoothAddress
-    ) async throws -> BlueZSMPTransport {
-        let client = try await BlueZClient.connect()
-        let chosen = try await client.adapter(named: adapter)
-        let device = try await address(client, chosen)
-        var options = BlueZGATTTransport.Options()
-        if let timeout { options.operationTimeout = .seconds(timeout) }
-        let gatt = try await BlueZGATTTransport.open(client: client, adapter: chosen, options: options)
-        return BlueZSMPTransport(gatt: gatt, request: ConnectionRequest(address: device))
     }
 
     /// The device `--target sim:smp` starts with: Zephyr on MCUboot running image 0.0.1 in slot 0 (confirmed), slot 1

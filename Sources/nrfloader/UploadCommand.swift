@@ -153,16 +153,32 @@ struct UploadCommand: AsyncParsableCommand {
 
     /// The device of `--target ADDRESS` or `--name NAME` on `--adapter`, a BlueZ transport open to reach it, and the
     /// name the output gives it.
+    ///
+    /// `--name` searches 15 s (until `--timeout`, default 60, with `--wait`), as `--help`
+    /// says.
     func openBluetoothDevice() async throws -> (BluetoothAddress, BlueZGATTTransport, String) {
+        let limit =
+            wait ? engineOptions.timeout ?? 60 : Int(engineOptions.configuration.connectionTimeout / .seconds(1))
+        return try await Self.openBluetoothDevice(
+            target: target, name: name, adapter: adapter, options: bluetoothOptions, nameSearch: limit)
+    }
+
+    /// The device at `target`, or the one advertising `name` (searched for `nameSearch` seconds), on `adapter`; a
+    /// BlueZ transport open to reach it; and the name the output gives it.
+    ///
+    /// `upload` and the SMP commands share it.
+    static func openBluetoothDevice(
+        target: String?, name: String?, adapter: String?, options: BlueZGATTTransport.Options, nameSearch: Int
+    ) async throws -> (BluetoothAddress, BlueZGATTTransport, String) {
         let client = try await BlueZClient.connect()
         let chosen = try await client.adapter(named: adapter)
         let address: BluetoothAddress
         if let target {
             address = try BluetoothAddress(parsing: target)
         } else {
-            address = try await resolve(name: name ?? "", client: client, adapter: chosen)
+            address = try await resolve(name: name ?? "", client: client, adapter: chosen, seconds: nameSearch)
         }
-        let transport = try await BlueZGATTTransport.open(client: client, adapter: chosen, options: bluetoothOptions)
+        let transport = try await BlueZGATTTransport.open(client: client, adapter: chosen, options: options)
         let label =
             name.map { "'\($0)' (\(address)) via \(chosen.interfaceName)" } ?? "\(address) via \(chosen.interfaceName)"
         return (address, transport, label)
@@ -179,14 +195,6 @@ struct UploadCommand: AsyncParsableCommand {
         options.operationTimeout = engineOptions.configuration.responseTimeout
         if let retries = engineOptions.retries { options.connectionAttempts = retries }
         return options
-    }
-
-    /// The one device advertising `name` exactly, scanning in 3-second rounds for 15 s (until `--timeout`, default
-    /// 60, with `--wait`), as `--help` says.
-    func resolve(name: String, client: BlueZClient, adapter: AdapterInfo) async throws -> BluetoothAddress {
-        let limit =
-            wait ? engineOptions.timeout ?? 60 : Int(engineOptions.configuration.connectionTimeout / .seconds(1))
-        return try await Self.resolve(name: name, client: client, adapter: adapter, seconds: limit)
     }
 
     /// The one device advertising `name` exactly, scanning in 3-second rounds for `limit` seconds (at least one
