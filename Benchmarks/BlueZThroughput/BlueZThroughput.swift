@@ -7,7 +7,9 @@
 // for `bare`, from the first packet until the device answered a control-point request sent after the last one
 // (which, on the acquired path, also waits until the socket has handed over every packet); for `dfu`, from the
 // first init-packet request to the activation response, as the engine reports it.
+import BlueZ
 import BlueZTransport
+import DBus
 import DFUController
 import DFUPackage
 import DFUTargetAdapter

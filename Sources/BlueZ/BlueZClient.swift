@@ -1,24 +1,24 @@
-public import DBus
+package import DBus
 
 /// BlueZ's object tree over a ``BusConnection``: adapters, devices, discovery and their signals.
 ///
 /// Every failure is a ``BlueZError``: an absent BlueZ, a refusing bus policy and BlueZ's own `org.bluez.Error.*`
 /// replies each have their own case.
-public struct BlueZClient: Sendable {
+package struct BlueZClient: Sendable {
     /// The bus connection.
-    public let connection: BusConnection
+    package let connection: BusConnection
     /// How long a call to BlueZ may take.
     ///
     /// The default is libdbus's own default reply timeout, 25 s, which BlueZ's
     /// slowest ordinary calls (Connect: LE connection plus service discovery) stay under.
-    public var callTimeout: Duration
+    package var callTimeout: Duration
 
     /// Wraps a connection.
     ///
     /// - Parameters:
     ///   - connection: A connection to the bus BlueZ is on.
     ///   - callTimeout: The reply timeout for calls to BlueZ.
-    public init(connection: BusConnection, callTimeout: Duration = .seconds(25)) {
+    package init(connection: BusConnection, callTimeout: Duration = .seconds(25)) {
         self.connection = connection
         self.callTimeout = callTimeout
     }
@@ -28,7 +28,7 @@ public struct BlueZClient: Sendable {
     /// - Parameter address: The bus; the system bus by default.
     /// - Returns: The client.
     /// - Throws: ``BlueZError/busUnavailable(_:)``.
-    public static func connect(_ address: BusAddress = .system) async throws(BlueZError) -> BlueZClient {
+    package static func connect(_ address: BusAddress = .system) async throws(BlueZError) -> BlueZClient {
         do {
             return BlueZClient(connection: try await BusConnection.open(address))
         } catch {
@@ -40,7 +40,7 @@ public struct BlueZClient: Sendable {
     ///
     /// - Throws: ``BlueZError``, sorted from the D-Bus failure.
     @discardableResult
-    public func call(
+    package func call(
         path: String, interface: String, member: String, arguments: [DBusValue] = []
     ) async throws(BlueZError) -> [DBusValue] {
         do {
@@ -56,7 +56,7 @@ public struct BlueZClient: Sendable {
     ///
     /// - Returns: The objects, sorted by path.
     /// - Throws: ``BlueZError/notRunning(_:)`` when BlueZ is absent, ``BlueZError/permissionDenied(_:)``, ….
-    public func managedObjects() async throws(BlueZError) -> BlueZObjects {
+    package func managedObjects() async throws(BlueZError) -> BlueZObjects {
         let reply = try await call(path: "/", interface: BlueZInterface.objectManager, member: "GetManagedObjects")
         return BlueZObjects(managedObjects: reply.first ?? .dictionary(key: .objectPath, value: .variant, []))
     }
@@ -67,14 +67,14 @@ public struct BlueZClient: Sendable {
     /// - Returns: The adapter.
     /// - Throws: ``BlueZError/noAdapter(requested:)``, ``BlueZError/adapterPoweredOff(_:)``, or what
     ///   ``managedObjects()`` throws.
-    public func adapter(named name: String?) async throws(BlueZError) -> AdapterInfo {
+    package func adapter(named name: String?) async throws(BlueZError) -> AdapterInfo {
         try Self.chooseAdapter(from: try await managedObjects().adapters, named: name)
     }
 
     /// Picks an adapter (the rule of ``adapter(named:)``) from a list.
     ///
     /// - Throws: ``BlueZError/noAdapter(requested:)``, ``BlueZError/adapterPoweredOff(_:)``.
-    public static func chooseAdapter(from adapters: [AdapterInfo], named name: String?) throws(BlueZError)
+    package static func chooseAdapter(from adapters: [AdapterInfo], named name: String?) throws(BlueZError)
         -> AdapterInfo
     {
         if let name {
@@ -93,7 +93,7 @@ public struct BlueZClient: Sendable {
     /// Sets the adapter's discovery filter (`Adapter1.SetDiscoveryFilter`).
     ///
     /// - Throws: ``BlueZError``.
-    public func setDiscoveryFilter(_ filter: DiscoveryFilter, on adapter: AdapterInfo) async throws(BlueZError) {
+    package func setDiscoveryFilter(_ filter: DiscoveryFilter, on adapter: AdapterInfo) async throws(BlueZError) {
         try await call(
             path: adapter.path, interface: BlueZInterface.adapter, member: "SetDiscoveryFilter",
             arguments: [filter.dictionary])
@@ -102,14 +102,14 @@ public struct BlueZClient: Sendable {
     /// Starts scanning (`Adapter1.StartDiscovery`).
     ///
     /// - Throws: ``BlueZError``; ``BlueZError/notReady(_:)`` when the adapter is off.
-    public func startDiscovery(on adapter: AdapterInfo) async throws(BlueZError) {
+    package func startDiscovery(on adapter: AdapterInfo) async throws(BlueZError) {
         try await call(path: adapter.path, interface: BlueZInterface.adapter, member: "StartDiscovery")
     }
 
     /// Stops scanning (`Adapter1.StopDiscovery`).
     ///
     /// - Throws: ``BlueZError``.
-    public func stopDiscovery(on adapter: AdapterInfo) async throws(BlueZError) {
+    package func stopDiscovery(on adapter: AdapterInfo) async throws(BlueZError) {
         try await call(path: adapter.path, interface: BlueZInterface.adapter, member: "StopDiscovery")
     }
 
@@ -119,7 +119,7 @@ public struct BlueZClient: Sendable {
     ///
     /// - Returns: `InterfacesAdded`, `InterfacesRemoved` and `PropertiesChanged` of every BlueZ object.
     /// - Throws: ``BlueZError``.
-    public func events() async throws(BlueZError) -> some AsyncSequence<BlueZEvent, Never> & Sendable {
+    package func events() async throws(BlueZError) -> some AsyncSequence<BlueZEvent, Never> & Sendable {
         let signals: AsyncStream<DBusSignal>
         do {
             signals = try await connection.signals(matching: DBusMatchRule(sender: BlueZInterface.service))
@@ -131,7 +131,7 @@ public struct BlueZClient: Sendable {
 }
 
 /// A change in BlueZ's object tree.
-public enum BlueZEvent: Sendable, Hashable {
+package enum BlueZEvent: Sendable, Hashable {
     /// An object gained interfaces (a device was found, a GATT service resolved): interface → properties.
     case interfacesAdded(path: String, interfaces: [String: [String: DBusValue]])
     /// An object lost interfaces (a device was removed).
@@ -160,18 +160,18 @@ public enum BlueZEvent: Sendable, Hashable {
 }
 
 /// `Adapter1.SetDiscoveryFilter`'s options (BlueZ `org.bluez.Adapter.rst`).
-public struct DiscoveryFilter: Sendable, Hashable {
+package struct DiscoveryFilter: Sendable, Hashable {
     /// `Transport`: DFU targets are LE only.
-    public var transport: String
+    package var transport: String
     /// `UUIDs`: report only devices advertising one of these; empty for all.
-    public var uuids: [String]
+    package var uuids: [String]
     /// `RSSI`: report only devices at least this strong, in dBm.
-    public var minimumRSSI: Int16?
+    package var minimumRSSI: Int16?
     /// `DuplicateData`: report every advertisement, so that `RSSI` keeps updating.
-    public var reportsDuplicates: Bool
+    package var reportsDuplicates: Bool
 
     /// Creates a filter.
-    public init(
+    package init(
         transport: String = "le", uuids: [String] = [], minimumRSSI: Int16? = nil, reportsDuplicates: Bool = true
     ) {
         self.transport = transport
@@ -181,7 +181,7 @@ public struct DiscoveryFilter: Sendable, Hashable {
     }
 
     /// The `a{sv}` argument.
-    public var dictionary: DBusValue {
+    package var dictionary: DBusValue {
         var properties: [String: DBusValue] = [
             "Transport": .string(transport), "DuplicateData": .bool(reportsDuplicates),
         ]

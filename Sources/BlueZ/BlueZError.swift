@@ -1,10 +1,10 @@
-public import DBus
+package import DBus
 
 /// What went wrong talking to BlueZ, in BlueZ's own vocabulary (style.md §15).
 ///
 /// The first cases are the ones a user fixes outside the tool (exit 69 in the CLI); the `org.bluez.Error.*` cases
 /// mirror BlueZ's error names and keep the D-Bus error as their cause.
-public enum BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The system bus cannot be reached at all.
     case busUnavailable(DBusError)
     /// Nobody owns `org.bluez` on the system bus: bluetoothd is not running.
@@ -53,7 +53,7 @@ public enum BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Sorts a D-Bus failure of a call to BlueZ into its case.
     ///
     /// - Parameter error: The D-Bus failure.
-    public init(_ error: DBusError) {
+    package init(_ error: DBusError) {
         guard case .errorReply(let name, _) = error else {
             if case .connectionFailed = error { self = .busUnavailable(error) } else { self = .bus(error) }
             return
@@ -88,7 +88,7 @@ public enum BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The D-Bus failure behind the error, if there is one.
-    public var cause: DBusError? {
+    package var cause: DBusError? {
         switch self {
         case .noAdapter, .adapterPoweredOff: nil
         case .busUnavailable(let cause), .notRunning(let cause), .permissionDenied(let cause), .inProgress(let cause),
@@ -101,7 +101,7 @@ public enum BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .busUnavailable(let cause): "the system d-bus is not reachable: \(cause)"
         case .notRunning: "bluetooth is not available: bluez (org.bluez) is not running on the system bus"

@@ -1,24 +1,24 @@
-public import DBus
-public import DFUController
+package import DBus
+package import DFUController
 
 /// A Bluetooth adapter as BlueZ exports it (`org.bluez.Adapter1`).
-public struct AdapterInfo: Sendable, Hashable {
+package struct AdapterInfo: Sendable, Hashable {
     /// The object path: `/org/bluez/hci0`.
-    public var path: String
+    package var path: String
     /// The adapter's address.
-    public var address: BluetoothAddress?
+    package var address: BluetoothAddress?
     /// The adapter's system name (`Name`).
-    public var name: String
+    package var name: String
     /// Whether it is powered on.
-    public var isPowered: Bool
+    package var isPowered: Bool
     /// Whether it is scanning.
-    public var isDiscovering: Bool
+    package var isDiscovering: Bool
 
     /// The interface name used on the command line: `hci0`.
-    public var interfaceName: String { String(path.split(separator: "/").last ?? Substring(path)) }
+    package var interfaceName: String { String(path.split(separator: "/").last ?? Substring(path)) }
 
     /// Creates an adapter description.
-    public init(path: String, address: BluetoothAddress?, name: String, isPowered: Bool, isDiscovering: Bool) {
+    package init(path: String, address: BluetoothAddress?, name: String, isPowered: Bool, isDiscovering: Bool) {
         self.path = path
         self.address = address
         self.name = name
@@ -27,7 +27,7 @@ public struct AdapterInfo: Sendable, Hashable {
     }
 
     /// Reads the description from the interface's properties (variants unwrapped).
-    public init(path: String, properties: [String: DBusValue]) {
+    package init(path: String, properties: [String: DBusValue]) {
         self.path = path
         address = properties["Address"]?.stringValue.flatMap { try? BluetoothAddress(parsing: $0) }
         name = properties["Name"]?.stringValue ?? ""
@@ -37,29 +37,29 @@ public struct AdapterInfo: Sendable, Hashable {
 }
 
 /// A remote device as BlueZ exports it (`org.bluez.Device1`).
-public struct DeviceInfo: Sendable, Hashable {
+package struct DeviceInfo: Sendable, Hashable {
     /// The object path: `/org/bluez/hci0/dev_C0_DE_00_00_00_02`.
-    public var path: String
+    package var path: String
     /// The adapter's object path.
-    public var adapterPath: String
+    package var adapterPath: String
     /// The device's address.
-    public var address: BluetoothAddress?
+    package var address: BluetoothAddress?
     /// The advertised name, if any.
-    public var name: String?
+    package var name: String?
     /// The last received signal strength in dBm; BlueZ has none for a cached device not seen in this scan, and 127
     /// is HCI's "not available" (btvirt reports nothing else), kept as `nil`.
-    public var rssi: Int?
+    package var rssi: Int?
     /// Advertised or discovered service UUIDs, uppercase.
-    public var uuids: [String]
+    package var uuids: [String]
     /// Whether the device is connected.
-    public var isConnected: Bool
+    package var isConnected: Bool
     /// Whether BlueZ has finished discovering its GATT services.
-    public var servicesResolved: Bool
+    package var servicesResolved: Bool
     /// Whether the device is paired (removing it would drop its keys).
-    public var isPaired: Bool
+    package var isPaired: Bool
 
     /// Reads the description from the interface's properties (variants unwrapped).
-    public init(path: String, properties: [String: DBusValue]) {
+    package init(path: String, properties: [String: DBusValue]) {
         self.path = path
         adapterPath = properties["Adapter"]?.stringValue ?? ""
         address = properties["Address"]?.stringValue.flatMap { try? BluetoothAddress(parsing: $0) }
@@ -73,7 +73,7 @@ public struct DeviceInfo: Sendable, Hashable {
     }
 
     /// The device with changed properties applied (from `PropertiesChanged`).
-    public func updated(with changed: [String: DBusValue]) -> DeviceInfo {
+    package func updated(with changed: [String: DBusValue]) -> DeviceInfo {
         var copy = self
         if let value = changed["Name"]?.stringValue { copy.name = value }
         if let value = changed["RSSI"]?.intValue { copy.rssi = Self.measuredRSSI(value) }
@@ -98,20 +98,20 @@ public struct DeviceInfo: Sendable, Hashable {
 }
 
 /// A GATT characteristic of a connected device (`org.bluez.GattCharacteristic1`).
-public struct CharacteristicInfo: Sendable, Hashable {
+package struct CharacteristicInfo: Sendable, Hashable {
     /// The object path: `…/dev_…/service0001/char0002`.
-    public var path: String
+    package var path: String
     /// The characteristic's UUID, uppercase.
-    public var uuid: String
+    package var uuid: String
     /// The object path of its service.
-    public var servicePath: String
+    package var servicePath: String
     /// BlueZ's flags: `read`, `write`, `write-without-response`, `notify`, `indicate`, ….
-    public var flags: [String]
+    package var flags: [String]
     /// The ATT MTU BlueZ reports for the link (BlueZ 5.62+), if it reports one.
-    public var mtu: Int?
+    package var mtu: Int?
 
     /// Reads the description from the interface's properties (variants unwrapped).
-    public init(path: String, properties: [String: DBusValue]) {
+    package init(path: String, properties: [String: DBusValue]) {
         self.path = path
         uuid = (properties["UUID"]?.stringValue ?? "").uppercased()
         servicePath = properties["Service"]?.stringValue ?? ""
@@ -120,19 +120,19 @@ public struct CharacteristicInfo: Sendable, Hashable {
     }
 
     /// The DFU role this characteristic plays, matched by UUID.
-    public var dfuRole: DFUCharacteristic? {
+    package var dfuRole: DFUCharacteristic? {
         DFUCharacteristic.allCases.first { $0.uuid == uuid }
     }
 }
 
 /// Everything `GetManagedObjects` returned that the tool uses, sorted by object path.
-public struct BlueZObjects: Sendable, Hashable {
+package struct BlueZObjects: Sendable, Hashable {
     /// The adapters.
-    public var adapters: [AdapterInfo]
+    package var adapters: [AdapterInfo]
     /// The devices BlueZ knows (seen in a scan, cached, or connected).
-    public var devices: [DeviceInfo]
+    package var devices: [DeviceInfo]
     /// The GATT characteristics of connected devices.
-    public var characteristics: [CharacteristicInfo]
+    package var characteristics: [CharacteristicInfo]
 
     /// Sorts the objects of a `GetManagedObjects` reply (`a{oa{sa{sv}}}`) by interface.
     init(managedObjects: DBusValue) {
@@ -175,16 +175,16 @@ public struct BlueZObjects: Sendable, Hashable {
 }
 
 /// BlueZ's D-Bus names, for the central here and for GATT applications served to BlueZ.
-public enum BlueZInterface {
+package enum BlueZInterface {
     /// BlueZ's bus name.
-    public static let service = "org.bluez"
-    public static let adapter = "org.bluez.Adapter1"
-    public static let device = "org.bluez.Device1"
-    public static let gattService = "org.bluez.GattService1"
-    public static let characteristic = "org.bluez.GattCharacteristic1"
-    public static let gattManager = "org.bluez.GattManager1"
-    public static let advertisement = "org.bluez.LEAdvertisement1"
-    public static let advertisingManager = "org.bluez.LEAdvertisingManager1"
-    public static let objectManager = "org.freedesktop.DBus.ObjectManager"
-    public static let properties = "org.freedesktop.DBus.Properties"
+    package static let service = "org.bluez"
+    package static let adapter = "org.bluez.Adapter1"
+    package static let device = "org.bluez.Device1"
+    package static let gattService = "org.bluez.GattService1"
+    package static let characteristic = "org.bluez.GattCharacteristic1"
+    package static let gattManager = "org.bluez.GattManager1"
+    package static let advertisement = "org.bluez.LEAdvertisement1"
+    package static let advertisingManager = "org.bluez.LEAdvertisingManager1"
+    package static let objectManager = "org.freedesktop.DBus.ObjectManager"
+    package static let properties = "org.freedesktop.DBus.Properties"
 }

@@ -1,4 +1,5 @@
-// The central's users (the CLI, benchmarks, tests) also need BlueZ's object model and the bus types: re-exported,
-// so that importing the transport is enough. Only the DBus target sees libdbus's C types.
-@_exported public import BlueZ
-@_exported public import DBus
+// The central's users in this package (the CLI, benchmarks, tests) import BlueZ and DBus themselves when they need
+// BlueZ's object model or the bus types (a `package` import cannot be re-exported). Only the DBus target sees
+// libdbus's C types.
+package import BlueZ
+package import DBus

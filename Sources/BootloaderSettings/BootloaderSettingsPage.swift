@@ -1,7 +1,7 @@
 import Checksums
-public import DFUPackage
+package import DFUPackage
 import HexConverter
-public import PackageBuilder
+package import PackageBuilder
 
 /// The bootloader settings page nrfutil 6.1.7 `settings generate` writes for production programming, and its
 /// `settings display` reading of one.
@@ -12,9 +12,9 @@ public import PackageBuilder
 /// (padded with one 0xFF) and adds the boot validation: CRC-32 of 0x260..0x322 at 0x25C, the SoftDevice's type at
 /// 0x260 and its bytes at 0x261, the application's type at 0x2A1 and its bytes at 0x2A2. The backup page, one page
 /// below unless given, is a copy.
-public struct BootloaderSettingsPage: Sendable, Equatable {
+package struct BootloaderSettingsPage: Sendable, Equatable {
     /// The device families nrfutil knows, with their settings page addresses.
-    public enum Family: String, Sendable, CaseIterable {
+    package enum Family: String, Sendable, CaseIterable {
         case nrf51 = "NRF51"
         case nrf52 = "NRF52"
         case nrf52QFAB = "NRF52QFAB"
@@ -22,7 +22,7 @@ public struct BootloaderSettingsPage: Sendable, Equatable {
         case nrf52840 = "NRF52840"
 
         /// The settings page's default address (the last flash page).
-        public var settingsAddress: UInt32 {
+        package var settingsAddress: UInt32 {
             switch self {
             case .nrf51: 0x0003_FC00
             case .nrf52: 0x0007_F000
@@ -33,7 +33,7 @@ public struct BootloaderSettingsPage: Sendable, Equatable {
         }
 
         /// The name nrfutil prints as "Family".
-        public var displayName: String {
+        package var displayName: String {
             switch self {
             case .nrf51: "nRF51"
             case .nrf52: "nRF52"
@@ -44,39 +44,39 @@ public struct BootloaderSettingsPage: Sendable, Equatable {
         }
     }
 
-    public var family: Family
-    public var address: UInt32
-    public var crc: UInt32
-    public var settingsVersion: UInt32
-    public var applicationVersion: UInt32
-    public var bootloaderVersion: UInt32
-    public var bankLayout: UInt32 = 0
-    public var currentBank: UInt32 = 0
-    public var applicationSize: UInt32
-    public var applicationCRC: UInt32
-    public var bank0Code: UInt32
-    public var softdeviceSize: UInt32
-    public var bootValidationCRC: UInt32
-    public var sdBootValidationType: Int8
-    public var appBootValidationType: Int8
+    package var family: Family
+    package var address: UInt32
+    package var crc: UInt32
+    package var settingsVersion: UInt32
+    package var applicationVersion: UInt32
+    package var bootloaderVersion: UInt32
+    package var bankLayout: UInt32 = 0
+    package var currentBank: UInt32 = 0
+    package var applicationSize: UInt32
+    package var applicationCRC: UInt32
+    package var bank0Code: UInt32
+    package var softdeviceSize: UInt32
+    package var bootValidationCRC: UInt32
+    package var sdBootValidationType: Int8
+    package var appBootValidationType: Int8
     /// The page's memory (settings and backup), address to byte.
-    public var memory: [UInt32: UInt8]
+    package var memory: [UInt32: UInt8]
 
     /// The options of `settings generate`.
-    public struct Options: Sendable {
-        public var family: Family
-        public var application: InputImage?
-        public var applicationVersion: UInt32?
-        public var bootloaderVersion: UInt32
-        public var settingsVersion: UInt32
-        public var startAddress: UInt32?
-        public var noBackup = false
-        public var backupAddress: UInt32?
-        public var appBootValidation: ValidationType?
-        public var sdBootValidation: ValidationType?
-        public var softdevice: InputImage?
+    package struct Options: Sendable {
+        package var family: Family
+        package var application: InputImage?
+        package var applicationVersion: UInt32?
+        package var bootloaderVersion: UInt32
+        package var settingsVersion: UInt32
+        package var startAddress: UInt32?
+        package var noBackup = false
+        package var backupAddress: UInt32?
+        package var appBootValidation: ValidationType?
+        package var sdBootValidation: ValidationType?
+        package var softdevice: InputImage?
 
-        public init(family: Family, bootloaderVersion: UInt32, settingsVersion: UInt32) {
+        package init(family: Family, bootloaderVersion: UInt32, settingsVersion: UInt32) {
             self.family = family
             self.bootloaderVersion = bootloaderVersion
             self.settingsVersion = settingsVersion
@@ -89,7 +89,7 @@ public struct BootloaderSettingsPage: Sendable, Equatable {
     ///   - options: The options.
     ///   - signer: The `--key-file` key, for `VALIDATE_ECDSA_P256_SHA256`.
     /// - Throws: ``PackageBuilderError``.
-    public init(generating options: Options, signer: (any InitPacketSigning)?) throws(PackageBuilderError) {
+    package init(generating options: Options, signer: (any InitPacketSigning)?) throws(PackageBuilderError) {
         guard options.settingsVersion == 1 || options.settingsVersion == 2 else {
             throw .usage(
                 "--bl-settings-version: \(options.settingsVersion) is unknown; use 1 (SDK 12-15.2) or 2 (SDK 15.3+)")
@@ -198,7 +198,7 @@ public struct BootloaderSettingsPage: Sendable, Equatable {
     }
 
     /// The page as Intel HEX, as nrfutil writes it.
-    public var hexText: String { IntelHexRecords.text(memory) }
+    package var hexText: String { IntelHexRecords.text(memory) }
 
     /// Reads a settings page the way `settings display` does: tries each family's address in nrfutil's order
     /// (nRF51, nRF52, nRF52 QFAB, nRF52810, nRF52840) and takes the first whose fields are all present, whose
@@ -211,7 +211,7 @@ public struct BootloaderSettingsPage: Sendable, Equatable {
     /// - Returns: The page, and the line nrfutil prints when the nRF52 address does not hold a page (it prints that
     ///   probe's failure before going on), or nil.
     /// - Throws: ``PackageBuilderError/badHex(_:)``, or `usage` with the last probe's failure when none fits.
-    public static func read(_ text: [UInt8], path: String) throws(PackageBuilderError) -> (
+    package static func read(_ text: [UInt8], path: String) throws(PackageBuilderError) -> (
         page: BootloaderSettingsPage, note: String?
     ) {
         let hex: HexImage
@@ -330,7 +330,7 @@ public struct BootloaderSettingsPage: Sendable, Equatable {
     ///
     /// - Parameter file: The file name to show.
     /// - Returns: The text.
-    public func description(file: String) -> String {
+    package func description(file: String) -> String {
         func h(_ value: UInt32) -> String {
             let digits = String(value, radix: 16, uppercase: true)
             return "0x" + String(repeating: "0", count: max(0, 8 - digits.count)) + digits

@@ -2,11 +2,11 @@
 ///
 /// Shown by `nrfloader info` so a user can see at a glance whether a `.bin` is an application linked for the
 /// address they think: the MBR and SoftDevice jump to the reset handler found at the application's start.
-public struct ARMVectorTable: Sendable, Equatable {
+package struct ARMVectorTable: Sendable, Equatable {
     /// Word 0: the stack pointer loaded at reset.
-    public var initialStackPointer: UInt32
+    package var initialStackPointer: UInt32
     /// Word 1: the reset handler's address, with bit 0 set (Thumb).
-    public var resetHandler: UInt32
+    package var resetHandler: UInt32
 
     /// Reads the vector table of `image` if it looks like a Cortex-M application for an nRF5 chip.
     ///
@@ -17,7 +17,7 @@ public struct ARMVectorTable: Sendable, Equatable {
     /// - Parameters:
     ///   - image: The binary image.
     ///   - loadAddress: The flash address of its first byte, if known.
-    public init?(image: [UInt8], loadAddress: UInt32?) {
+    package init?(image: [UInt8], loadAddress: UInt32?) {
         guard image.count >= 8 else { return nil }
         func word(_ offset: Int) -> UInt32 {
             (0..<4).reduce(UInt32(0)) { $0 | UInt32(image[offset + $1]) << (8 * UInt32($1)) }

@@ -1,7 +1,7 @@
 /// One firmware image in the catalog, with its verified bytes.
-public struct CatalogEntry: Sendable, Equatable {
+package struct CatalogEntry: Sendable, Equatable {
     /// What part of the device's flash an image replaces.
-    public enum ImageType: String, Sendable, CaseIterable {
+    package enum ImageType: String, Sendable, CaseIterable {
         case application
         case softdevice
         case bootloader
@@ -9,15 +9,15 @@ public struct CatalogEntry: Sendable, Equatable {
     }
 
     /// What a legacy DFU (SDK 7–11) init packet needs (dfu-protocols.md §1.7).
-    public struct LegacyDFU: Sendable, Equatable {
+    package struct LegacyDFU: Sendable, Equatable {
         /// 0xFFFF accepts any device type.
-        public var deviceType: UInt16
+        package var deviceType: UInt16
         /// 0xFFFF accepts any revision.
-        public var deviceRevision: UInt16
+        package var deviceRevision: UInt16
         /// 0xFFFFFFFF accepts any version.
-        public var applicationVersion: UInt32
+        package var applicationVersion: UInt32
         /// SoftDevice firmware ids (FWID) the image runs on; 0xFFFE accepts any.
-        public var softdeviceIDs: [UInt16]
+        package var softdeviceIDs: [UInt16]
 
         /// Creates the legacy requirements.
         ///
@@ -26,7 +26,7 @@ public struct CatalogEntry: Sendable, Equatable {
         ///   - deviceRevision: The device revision, 0xFFFF for any.
         ///   - applicationVersion: The application version, 0xFFFFFFFF for any.
         ///   - softdeviceIDs: The SoftDevice firmware ids accepted.
-        public init(deviceType: UInt16, deviceRevision: UInt16, applicationVersion: UInt32, softdeviceIDs: [UInt16]) {
+        package init(deviceType: UInt16, deviceRevision: UInt16, applicationVersion: UInt32, softdeviceIDs: [UInt16]) {
             self.deviceType = deviceType
             self.deviceRevision = deviceRevision
             self.applicationVersion = applicationVersion
@@ -35,13 +35,13 @@ public struct CatalogEntry: Sendable, Equatable {
     }
 
     /// What a Secure DFU (SDK 12–17) init command needs.
-    public struct SecureDFU: Sendable, Equatable {
+    package struct SecureDFU: Sendable, Equatable {
         /// The bootloader's hardware version (52 for nRF52832 and nRF52840 in Nordic's examples).
-        public var hardwareVersion: UInt32
+        package var hardwareVersion: UInt32
         /// Compared by the bootloader with the installed application's version.
-        public var firmwareVersion: UInt32
+        package var firmwareVersion: UInt32
         /// SoftDevice firmware ids the image runs on.
-        public var softdeviceRequired: [UInt16]
+        package var softdeviceRequired: [UInt16]
 
         /// Creates the Secure DFU requirements.
         ///
@@ -49,7 +49,7 @@ public struct CatalogEntry: Sendable, Equatable {
         ///   - hardwareVersion: The bootloader's hardware version.
         ///   - firmwareVersion: The image's firmware version.
         ///   - softdeviceRequired: The SoftDevice firmware ids accepted.
-        public init(hardwareVersion: UInt32, firmwareVersion: UInt32, softdeviceRequired: [UInt16]) {
+        package init(hardwareVersion: UInt32, firmwareVersion: UInt32, softdeviceRequired: [UInt16]) {
             self.hardwareVersion = hardwareVersion
             self.firmwareVersion = firmwareVersion
             self.softdeviceRequired = softdeviceRequired
@@ -57,40 +57,40 @@ public struct CatalogEntry: Sendable, Equatable {
     }
 
     /// What an MCUboot (nRF Connect SDK) update over SMP needs: the file is the signed MCUboot image itself.
-    public struct MCUbootDFU: Sendable, Equatable {
+    package struct MCUbootDFU: Sendable, Equatable {
         /// The image number the device updates (0 for the application core, 1 for the nRF5340 network core).
-        public var imageNumber: Int
+        package var imageNumber: Int
 
         /// Creates the MCUboot requirements.
         ///
         /// - Parameter imageNumber: The image number, 0 for a single-image device.
-        public init(imageNumber: Int) {
+        package init(imageNumber: Int) {
             self.imageNumber = imageNumber
         }
     }
 
-    public var id: String
-    public var title: String
-    public var description: String
-    public var version: String
-    public var boards: [String]
-    public var chip: String
-    public var type: ImageType
+    package var id: String
+    package var title: String
+    package var description: String
+    package var version: String
+    package var boards: [String]
+    package var chip: String
+    package var type: ImageType
     /// The image file as the catalog names it, relative to the catalog.
-    public var file: String
-    public var size: Int
+    package var file: String
+    package var size: Int
     /// The SHA-256 of the image, 64 lowercase hex digits.
-    public var sha256: String
+    package var sha256: String
     /// The flash address of the image's first byte.
-    public var loadAddress: UInt32
+    package var loadAddress: UInt32
     /// The SoftDevice the image expects, as free text ("S132 7.2.0"), if any.
-    public var softdevice: String?
-    public var legacyDFU: LegacyDFU?
-    public var secureDFU: SecureDFU?
+    package var softdevice: String?
+    package var legacyDFU: LegacyDFU?
+    package var secureDFU: SecureDFU?
     /// Set for a signed MCUboot image, which goes over SMP rather than nRF5 DFU.
-    public var mcuboot: MCUbootDFU?
+    package var mcuboot: MCUbootDFU?
     /// Whether the entry comes from the catalog compiled into the executable.
-    public var isEmbedded: Bool
+    package var isEmbedded: Bool
     /// The image's bytes, checked against ``size`` and ``sha256``.
-    public var image: [UInt8]
+    package var image: [UInt8]
 }

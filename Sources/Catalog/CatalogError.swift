@@ -2,7 +2,7 @@
 ///
 /// Positions are `FILE:LINE:COLUMN` of the offending JSON value, followed by its JSON path
 /// (`firmware[2].sha256`), so that a user can fix a hand-written catalog without guessing.
-public enum CatalogError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum CatalogError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The text is not valid JSON.
     case syntax(CatalogLocation, message: String)
     /// The JSON does not follow the catalog schema.
@@ -18,7 +18,7 @@ public enum CatalogError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No entry has this id.
     case unknownID(String, known: [String])
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .syntax(let location, let message):
             return "\(location): \(message)"
@@ -39,11 +39,11 @@ public enum CatalogError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Where in a catalog file something is.
-public struct CatalogLocation: Sendable, Equatable, CustomStringConvertible {
+package struct CatalogLocation: Sendable, Equatable, CustomStringConvertible {
     /// The catalog's name: its path, or `<embedded catalog.json>`.
-    public var source: String
-    public var line: Int
-    public var column: Int
+    package var source: String
+    package var line: Int
+    package var column: Int
 
     /// Creates a location.
     ///
@@ -51,11 +51,11 @@ public struct CatalogLocation: Sendable, Equatable, CustomStringConvertible {
     ///   - source: The catalog's name.
     ///   - line: The 1-based line.
     ///   - column: The 1-based column.
-    public init(source: String, line: Int, column: Int) {
+    package init(source: String, line: Int, column: Int) {
         self.source = source
         self.line = line
         self.column = column
     }
 
-    public var description: String { "\(source):\(line):\(column)" }
+    package var description: String { "\(source):\(line):\(column)" }
 }

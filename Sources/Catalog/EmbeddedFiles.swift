@@ -2,9 +2,9 @@ internal import CatalogEmbedded
 
 /// The files compiled into the executable: `catalog.json` and the images it names, by path relative to the
 /// repository root.
-public enum EmbeddedFiles {
+package enum EmbeddedFiles {
     /// Every embedded file, by path.
-    public static let all: [String: [UInt8]] = {
+    package static let all: [String: [UInt8]] = {
         var files: [String: [UInt8]] = [:]
         for index in 0..<nrf_embedded_count() {
             guard let file = nrf_embedded_get(index), let name = file.pointee.name, let data = file.pointee.data else {
@@ -16,5 +16,5 @@ public enum EmbeddedFiles {
     }()
 
     /// The embedded catalog's name in messages.
-    public static let catalogName = "<embedded catalog.json>"
+    package static let catalogName = "<embedded catalog.json>"
 }

@@ -1,16 +1,16 @@
 internal import Checksums
 
 /// The firmware catalog: the entries compiled into the executable, plus any from user catalogs.
-public struct FirmwareCatalog: Sendable {
+package struct FirmwareCatalog: Sendable {
     /// Every entry, embedded ones first, in catalog order.
-    public private(set) var entries: [CatalogEntry]
+    package private(set) var entries: [CatalogEntry]
 
     /// Reads the embedded catalog and verifies each image's size and SHA-256.
     ///
     /// - Returns: The embedded catalog.
     /// - Throws: ``CatalogError`` if the embedded catalog is malformed or an image does not match it (a build
     ///   problem: the tests catch it first).
-    public static func embedded() throws(CatalogError) -> FirmwareCatalog {
+    package static func embedded() throws(CatalogError) -> FirmwareCatalog {
         let files = EmbeddedFiles.all
         let decoded = try CatalogDecoder(source: EmbeddedFiles.catalogName).decode(files["catalog.json"] ?? [])
         var entries: [CatalogEntry] = []
@@ -36,7 +36,7 @@ public struct FirmwareCatalog: Sendable {
     ///   - replacing: Whether an entry may replace an embedded entry with the same id (`--catalog-replace`).
     ///   - readImage: Reads an image by its path relative to the catalog's folder; throws a reason on failure.
     /// - Throws: ``CatalogError``.
-    public mutating func add(
+    package mutating func add(
         catalog text: [UInt8],
         source: String,
         replacing: Bool,
@@ -65,7 +65,7 @@ public struct FirmwareCatalog: Sendable {
     ///
     /// - Parameter id: A catalog id.
     /// - Returns: The entry.
-    public func entry(id: String) -> CatalogEntry? {
+    package func entry(id: String) -> CatalogEntry? {
         entries.first { $0.id == id }
     }
 

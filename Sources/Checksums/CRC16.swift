@@ -2,14 +2,14 @@
 ///
 /// Polynomial 0x1021, initial value 0xFFFF, no reflection, no final XOR; the check value of ASCII "123456789"
 /// is 0x29B1 (dfu-protocols.md §0.2, matching the SDK 11 bootloader's `crc16_compute`).
-public enum CRC16 {
+package enum CRC16 {
     /// Returns the CRC-16/CCITT-FALSE of `bytes`.
     ///
     /// - Parameters:
     ///   - bytes: The message.
     ///   - initial: The running value to continue from; 0xFFFF starts a new message.
     /// - Returns: The checksum.
-    public static func checksum(_ bytes: some Sequence<UInt8>, initial: UInt16 = 0xFFFF) -> UInt16 {
+    package static func checksum(_ bytes: some Sequence<UInt8>, initial: UInt16 = 0xFFFF) -> UInt16 {
         var crc = initial
         for byte in bytes {
             crc = (crc >> 8) | (crc << 8)

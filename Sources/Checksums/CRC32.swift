@@ -5,14 +5,14 @@ internal import SystemZlib
 ///
 /// Reflected polynomial 0xEDB88320, initial value 0xFFFFFFFF, final XOR 0xFFFFFFFF; the check value of ASCII
 /// "123456789" is 0xCBF43926. The arithmetic is zlib's, so large images run at zlib's speed.
-public struct CRC32: Sendable, Equatable {
+package struct CRC32: Sendable, Equatable {
     /// The checksum of everything fed so far.
-    public private(set) var value: UInt32
+    package private(set) var value: UInt32
 
     /// Creates a checksum of the empty message, or continues from a known `value`.
     ///
     /// - Parameter value: A CRC-32 previously computed over a prefix of the message.
-    public init(continuingFrom value: UInt32 = 0) {
+    package init(continuingFrom value: UInt32 = 0) {
         self.value = value
     }
 
@@ -20,7 +20,7 @@ public struct CRC32: Sendable, Equatable {
     ///
     /// - Parameter bytes: The message.
     /// - Returns: Its CRC-32.
-    public static func checksum(_ bytes: [UInt8]) -> UInt32 {
+    package static func checksum(_ bytes: [UInt8]) -> UInt32 {
         var crc = CRC32()
         crc.update(bytes)
         return crc.value
@@ -29,7 +29,7 @@ public struct CRC32: Sendable, Equatable {
     /// Extends the checksum with `bytes`.
     ///
     /// - Parameter bytes: The next piece of the message.
-    public mutating func update(_ bytes: some Collection<UInt8>) {
+    package mutating func update(_ bytes: some Collection<UInt8>) {
         let done: Void? = bytes.withContiguousStorageIfAvailable { update($0) }
         if done == nil { Array(bytes).withUnsafeBufferPointer { update($0) } }
     }
@@ -37,7 +37,7 @@ public struct CRC32: Sendable, Equatable {
     /// Extends the checksum with the bytes in `buffer`.
     ///
     /// - Parameter buffer: The next piece of the message.
-    public mutating func update(_ buffer: UnsafeBufferPointer<UInt8>) {
+    package mutating func update(_ buffer: UnsafeBufferPointer<UInt8>) {
         guard var base = buffer.baseAddress else { return }
         var remaining = buffer.count
         var crc = UInt(value)

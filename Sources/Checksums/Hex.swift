@@ -2,7 +2,7 @@
 ///
 /// - Parameter bytes: The bytes to format.
 /// - Returns: Two lowercase hex digits per byte, no separators.
-public func hexString(_ bytes: some Sequence<UInt8>) -> String {
+package func hexString(_ bytes: some Sequence<UInt8>) -> String {
     let digits = Array("0123456789abcdef".utf8)
     var text: [UInt8] = []
     for byte in bytes {

@@ -7,17 +7,17 @@ internal import Crypto
 /// the system's OpenSSL took (which this type used before, and which the executable no longer loads); a portable
 /// Swift implementation measured about 8 times slower. Feed bytes with ``update(_:)`` in any number of pieces,
 /// then call ``finalize()`` once.
-public struct SHA256: Sendable {
+package struct SHA256: Sendable {
     private var hasher = Crypto.SHA256()
 
     /// Creates an empty digest.
-    public init() {}
+    package init() {}
 
     /// Returns the SHA-256 of `bytes` in one call.
     ///
     /// - Parameter bytes: The message.
     /// - Returns: The 32-byte digest.
-    public static func hash(_ bytes: some Collection<UInt8>) -> [UInt8] {
+    package static func hash(_ bytes: some Collection<UInt8>) -> [UInt8] {
         var digest = SHA256()
         let done: Void? = bytes.withContiguousStorageIfAvailable { digest.update($0) }
         if done == nil { digest.update(Array(bytes)) }
@@ -27,14 +27,14 @@ public struct SHA256: Sendable {
     /// Adds `bytes` to the message.
     ///
     /// - Parameter bytes: The next piece of the message.
-    public mutating func update(_ bytes: [UInt8]) {
+    package mutating func update(_ bytes: [UInt8]) {
         bytes.withUnsafeBufferPointer { update($0) }
     }
 
     /// Adds the bytes in `buffer` to the message.
     ///
     /// - Parameter buffer: The next piece of the message.
-    public mutating func update(_ buffer: UnsafeBufferPointer<UInt8>) {
+    package mutating func update(_ buffer: UnsafeBufferPointer<UInt8>) {
         guard !buffer.isEmpty else { return }
         hasher.update(bufferPointer: UnsafeRawBufferPointer(buffer))
     }
@@ -42,7 +42,7 @@ public struct SHA256: Sendable {
     /// Pads the message and returns its digest.
     ///
     /// - Returns: The 32-byte digest, most significant byte first.
-    public consuming func finalize() -> [UInt8] {
+    package consuming func finalize() -> [UInt8] {
         Array(hasher.finalize())
     }
 }

@@ -3,7 +3,7 @@
 /// The controller never reads a clock, sleeps or touches Bluetooth. Its driver (the adapter) feeds it events with
 /// the time since the session started and performs the returned actions in order. See the DocC page for the
 /// state transition table and the adapter contract.
-public struct DFUController: Sendable {
+package struct DFUController: Sendable {
     /// The top-level states; per-protocol details live in ``SecureDFU`` and ``LegacyDFU``.
     enum State: Equatable, Sendable {
         /// Created; waiting for `start(at:)`.
@@ -53,11 +53,11 @@ public struct DFUController: Sendable {
     }
 
     /// The firmware being sent.
-    public let firmware: DFUFirmware
+    package let firmware: DFUFirmware
     /// The policy.
-    public let configuration: DFUConfiguration
+    package let configuration: DFUConfiguration
     /// The address the user gave: the application's or the bootloader's.
-    public let target: BluetoothAddress
+    package let target: BluetoothAddress
 
     private(set) var state: State = .idle
     /// Confirmations of the parts done; its count is the index of the current part.
@@ -66,7 +66,7 @@ public struct DFUController: Sendable {
     private var reconnects = 0
     /// Whether a connection to the device ever succeeded: a device that vanishes afterwards is a temporary
     /// failure, one never reached is unavailable.
-    public private(set) var deviceWasReached = false
+    package private(set) var deviceWasReached = false
     /// The device the controller last connected to, for reconnects after link loss.
     private var lastRequest: ConnectionRequest
     /// The protocol of the bootloader found last, which decides the init packets sent when the firmware has
@@ -81,7 +81,7 @@ public struct DFUController: Sendable {
     ///   - firmware: The parts to send.
     ///   - target: The device's address as the user gave it.
     ///   - configuration: The policy; the defaults document their sources.
-    public init(firmware: DFUFirmware, target: BluetoothAddress, configuration: DFUConfiguration = DFUConfiguration()) {
+    package init(firmware: DFUFirmware, target: BluetoothAddress, configuration: DFUConfiguration = DFUConfiguration()) {
         self.firmware = firmware
         self.target = target
         self.configuration = configuration
@@ -90,7 +90,7 @@ public struct DFUController: Sendable {
     }
 
     /// Whether the controller reached a terminal state and ignores all input.
-    public var isFinished: Bool {
+    package var isFinished: Bool {
         switch state {
         case .finished, .failed: true
         case .idle, .connecting, .readingVersion, .namingBootloader, .enteringBootloader, .jumpingLegacy, .secure,
@@ -130,7 +130,7 @@ public struct DFUController: Sendable {
     ///
     /// - Parameter now: Time since the session started.
     /// - Returns: The actions to perform, in order.
-    public mutating func start(at now: Duration) -> [DFUAction] {
+    package mutating func start(at now: Duration) -> [DFUAction] {
         switch state {
         case .idle:
             return connect(ConnectionRequest(address: target), .direct, at: now)
@@ -147,7 +147,7 @@ public struct DFUController: Sendable {
     ///   - characteristics: The DFU characteristics found (fresh discovery, not a stale cache).
     ///   - now: Time since the session started.
     /// - Returns: The actions to perform, in order.
-    public mutating func connected(mtu: Int, characteristics: Set<DFUCharacteristic>, at now: Duration) -> [DFUAction] {
+    package mutating func connected(mtu: Int, characteristics: Set<DFUCharacteristic>, at now: Duration) -> [DFUAction] {
         connected(mtu: mtu, characteristics: characteristics, address: nil, at: now)
     }
 
@@ -159,7 +159,7 @@ public struct DFUController: Sendable {
     ///   - address: The address connected to (the request's or its alternative); `nil` for the request's.
     ///   - now: Time since the session started.
     /// - Returns: The actions to perform, in order.
-    public mutating func connected(
+    package mutating func connected(
         mtu: Int, characteristics: Set<DFUCharacteristic>, address: BluetoothAddress?, at now: Duration
     ) -> [DFUAction] {
         switch state {
@@ -183,7 +183,7 @@ public struct DFUController: Sendable {
     ///   - characteristic: The characteristic that sent it.
     ///   - now: Time since the session started.
     /// - Returns: The actions to perform, in order.
-    public mutating func receive(notification: [UInt8], from characteristic: DFUCharacteristic, at now: Duration)
+    package mutating func receive(notification: [UInt8], from characteristic: DFUCharacteristic, at now: Duration)
         -> [DFUAction]
     {
         let unsolicited = DFUError.protocolViolation(.unsolicited(characteristic, received: notification))
@@ -221,7 +221,7 @@ public struct DFUController: Sendable {
     ///   - value: The characteristic's value.
     ///   - now: Time since the session started.
     /// - Returns: The actions to perform, in order.
-    public mutating func readCompleted(_ value: [UInt8], at now: Duration) -> [DFUAction] {
+    package mutating func readCompleted(_ value: [UInt8], at now: Duration) -> [DFUAction] {
         switch state {
         case .readingVersion(let characteristics, let arrival):
             guard value.count == 2 else { return fail(.protocolViolation(.malformedVersion(received: value))) }
@@ -254,7 +254,7 @@ public struct DFUController: Sendable {
     ///
     /// - Parameter now: Time since the session started.
     /// - Returns: The actions to perform, in order.
-    public mutating func writeCompleted(at now: Duration) -> [DFUAction] {
+    package mutating func writeCompleted(at now: Duration) -> [DFUAction] {
         switch state {
         case .legacy:
             // Requests with a response notification complete on the notification, not on the write; Activate and
@@ -282,7 +282,7 @@ public struct DFUController: Sendable {
     ///   - timer: The timer.
     ///   - now: Time since the session started.
     /// - Returns: The actions to perform, in order.
-    public mutating func timerFired(_ timer: DFUTimer, at now: Duration) -> [DFUAction] {
+    package mutating func timerFired(_ timer: DFUTimer, at now: Duration) -> [DFUAction] {
         switch (state, timer) {
         case (.connecting, .connection):
             return fail(.timedOut(.connection, limit: configuration.connectionTimeout))
@@ -327,7 +327,7 @@ public struct DFUController: Sendable {
     /// - Parameter now: Time since the session started.
     /// - Returns: The actions to perform, in order: an Abort (Secure) or Reset (legacy) when a bootloader is
     ///   mid-update, so that the device stays recoverable.
-    public mutating func cancel(at now: Duration) -> [DFUAction] {
+    package mutating func cancel(at now: Duration) -> [DFUAction] {
         switch state {
         case .secure:
             state = .cancelling
@@ -356,7 +356,7 @@ public struct DFUController: Sendable {
     ///
     /// - Parameter now: Time since the session started.
     /// - Returns: The actions to perform, in order.
-    public mutating func transportDisconnected(at now: Duration) -> [DFUAction] {
+    package mutating func transportDisconnected(at now: Duration) -> [DFUAction] {
         switch state {
         case .awaitingDisconnect(let next, let arrival):
             return [.cancelTimer(.disconnection)] + connect(next, arrival, at: now)
@@ -393,7 +393,7 @@ public struct DFUController: Sendable {
     ///   - failure: What failed, with the transport's own error.
     ///   - now: Time since the session started.
     /// - Returns: The actions to perform, in order.
-    public mutating func transportFailed(_ failure: TransportFailure, at now: Duration) -> [DFUAction] {
+    package mutating func transportFailed(_ failure: TransportFailure, at now: Duration) -> [DFUAction] {
         switch state {
         case .legacy(let machine):
             // Activate and Reset: the target may reset before it acknowledges (§1.10 b step 7).

@@ -4,12 +4,12 @@
 /// CRC-32s, names), the manifest, every init packet's encoding, and that each image matches its init packet
 /// (size and SHA-256 for Secure DFU, CRC-16 or SHA-256 for legacy) and its manifest entry. Signatures are exposed
 /// as ``Part/signedMessage`` but not verified here.
-public struct DFUPackage: Sendable, Equatable {
+package struct DFUPackage: Sendable, Equatable {
     /// The image kinds a manifest can list, named by their manifest keys.
     ///
     /// `allCases` is nrfutil's transfer order: SoftDevice with bootloader (or SoftDevice, then bootloader) first,
     /// the application last, each in its own connection.
-    public enum ImageType: String, Sendable, CaseIterable {
+    package enum ImageType: String, Sendable, CaseIterable {
         /// `softdevice_bootloader`: one image, the SoftDevice immediately followed by the bootloader.
         case softdeviceBootloader = "softdevice_bootloader"
         /// `softdevice`.
@@ -23,7 +23,7 @@ public struct DFUPackage: Sendable, Equatable {
         ///
         /// - Parameter type: The init packet's `type`.
         /// - Returns: True for the matching type; `application` also accepts `EXTERNAL_APPLICATION`.
-        public func accepts(_ type: FirmwareType) -> Bool {
+        package func accepts(_ type: FirmwareType) -> Bool {
             switch (self, type) {
             case (.softdeviceBootloader, .softdeviceBootloader), (.softdevice, .softdevice),
                 (.bootloader, .bootloader), (.application, .application), (.application, .externalApplication):
@@ -35,7 +35,7 @@ public struct DFUPackage: Sendable, Equatable {
     }
 
     /// Which DFU generation a package is for.
-    public enum Format: Sendable, Equatable {
+    package enum Format: Sendable, Equatable {
         /// Secure DFU (nRF5 SDK 12+): protobuf init packets, no `dfu_version`.
         case secure
         /// Legacy DFU (SDK 7–11): struct init packets; `dfuVersion` is the manifest's `dfu_version` if present.
@@ -43,7 +43,7 @@ public struct DFUPackage: Sendable, Equatable {
     }
 
     /// A decoded init packet of either generation.
-    public enum InitPacket: Sendable, Equatable {
+    package enum InitPacket: Sendable, Equatable {
         /// A `dfu-cc.proto` packet.
         case secure(SecureInitPacket)
         /// A `dfu_init_packet_t` struct.
@@ -51,13 +51,13 @@ public struct DFUPackage: Sendable, Equatable {
     }
 
     /// How an image divides into SoftDevice, bootloader and application bytes (legacy DFU's size packet).
-    public struct ImageSizes: Sendable, Equatable {
+    package struct ImageSizes: Sendable, Equatable {
         /// SoftDevice bytes, at the start of the image.
-        public var softdevice: Int
+        package var softdevice: Int
         /// Bootloader bytes, after the SoftDevice.
-        public var bootloader: Int
+        package var bootloader: Int
         /// Application bytes.
-        public var application: Int
+        package var application: Int
 
         /// Creates sizes in bytes.
         ///
@@ -65,7 +65,7 @@ public struct DFUPackage: Sendable, Equatable {
         ///   - softdevice: SoftDevice bytes.
         ///   - bootloader: Bootloader bytes.
         ///   - application: Application bytes.
-        public init(softdevice: Int = 0, bootloader: Int = 0, application: Int = 0) {
+        package init(softdevice: Int = 0, bootloader: Int = 0, application: Int = 0) {
             self.softdevice = softdevice
             self.bootloader = bootloader
             self.application = application
@@ -73,31 +73,31 @@ public struct DFUPackage: Sendable, Equatable {
     }
 
     /// One image with its init packet: one DFU transfer.
-    public struct Part: Sendable, Equatable {
+    package struct Part: Sendable, Equatable {
         /// The manifest key the image is listed under.
-        public let imageType: ImageType
+        package let imageType: ImageType
         /// The `.bin` entry's name in the archive.
-        public let binFile: String
+        package let binFile: String
         /// The `.dat` entry's name in the archive.
-        public let datFile: String
+        package let datFile: String
         /// The firmware image, verified against the init packet.
-        public let firmware: [UInt8]
+        package let firmware: [UInt8]
         /// The `.dat` bytes exactly as stored: what is sent to the device.
-        public let initPacketBytes: [UInt8]
+        package let initPacketBytes: [UInt8]
         /// The decoded init packet.
-        public let initPacket: InitPacket
+        package let initPacket: InitPacket
         /// The split of ``firmware`` into SoftDevice, bootloader and application bytes.
-        public let sizes: ImageSizes
+        package let sizes: ImageSizes
         /// The signed bytes and signature, if the init packet is signed (Secure DFU, or legacy dfu_ver 0.8).
-        public let signedMessage: SignedMessage?
+        package let signedMessage: SignedMessage?
     }
 
     /// The display name given when reading, used in messages.
-    public let name: String
+    package let name: String
     /// Secure or legacy.
-    public let format: Format
+    package let format: Format
     /// The images in transfer order (see ``ImageType``).
-    public let parts: [Part]
+    package let parts: [Part]
 
     /// Reads a package from the bytes of its `.zip` file.
     ///
@@ -107,7 +107,7 @@ public struct DFUPackage: Sendable, Equatable {
     ///   - limits: Caps on declared sizes inside the archive.
     /// - Throws: Any ``DFUPackageError``: zip cases from ``ZipArchive``, then the manifest, init packet and image
     ///   validation cases.
-    public init(zip bytes: [UInt8], name: String, limits: ZipArchive.Limits = ZipArchive.Limits())
+    package init(zip bytes: [UInt8], name: String, limits: ZipArchive.Limits = ZipArchive.Limits())
         throws(DFUPackageError)
     {
         try self.init(archive: ZipArchive(bytes: bytes, name: name, limits: limits))
@@ -119,7 +119,7 @@ public struct DFUPackage: Sendable, Equatable {
     /// - Throws: `missingManifest`, `invalidManifest`, `missingFile`, `manifestMismatch`, `invalidInitPacket`,
     ///   `emptyInitPacket`, `ambiguousInitPacket`, `missingField`, `imageTypeMismatch`, `imageSizeMismatch`,
     ///   `imageHashMismatch`, `imageCRC16Mismatch`, `unsupportedHashType`.
-    public init(archive: ZipArchive) throws(DFUPackageError) {
+    package init(archive: ZipArchive) throws(DFUPackageError) {
         guard let manifestBytes = archive.contents(of: "manifest.json") else {
             throw .missingManifest(archive: archive.name)
         }

@@ -6,7 +6,7 @@ import Checksums
 /// "bad input data" exit status. Each case carries the display name of the file it is about: the archive's name
 /// as the user gave it (for example `app.zip`), or `archive/entry` for a file inside it
 /// (`app.zip/nrf52832_xxaa.dat`), and the position or values the user needs to find the problem.
-public enum DFUPackageError: Error, Sendable, Equatable {
+package enum DFUPackageError: Error, Sendable, Equatable {
     // MARK: Zip container
 
     /// No end-of-central-directory record was found: the input is not a zip archive, or it was cut short.
@@ -104,7 +104,7 @@ public enum DFUPackageError: Error, Sendable, Equatable {
 }
 
 /// A structure inside a zip archive, named in ``DFUPackageError`` messages.
-public enum ZipRegion: Sendable, Equatable {
+package enum ZipRegion: Sendable, Equatable {
     /// The end-of-central-directory record.
     case endRecord
     /// The central directory.
@@ -120,7 +120,7 @@ public enum ZipRegion: Sendable, Equatable {
 }
 
 /// The limit a zip field's value went past, named in ``DFUPackageError/fieldOutOfRange(archive:region:field:value:bound:)``.
-public enum ZipBound: Sendable, Equatable {
+package enum ZipBound: Sendable, Equatable {
     /// The offset of the end-of-central-directory record.
     case endRecord(Int)
     /// The offset where the central directory starts (entry data must end before it).
@@ -133,7 +133,7 @@ public enum ZipBound: Sendable, Equatable {
 
 extension ZipBound: CustomStringConvertible {
     /// The bound as a phrase completing "… is N, …".
-    public var description: String {
+    package var description: String {
         switch self {
         case .endRecord(let offset): "past the end-of-central-directory record at byte \(offset)"
         case .directoryStart(let offset): "at or past the central directory, which starts at byte \(offset)"
@@ -144,7 +144,7 @@ extension ZipBound: CustomStringConvertible {
 }
 
 /// Why an entry name is refused.
-public enum UnsafeNameReason: Sendable, Equatable {
+package enum UnsafeNameReason: Sendable, Equatable {
     /// A `..` path component.
     case parentComponent
     /// A leading `/` or a drive letter.
@@ -156,7 +156,7 @@ public enum UnsafeNameReason: Sendable, Equatable {
 }
 
 /// What is wrong with a `manifest.json`.
-public enum ManifestProblem: Sendable, Equatable {
+package enum ManifestProblem: Sendable, Equatable {
     /// The file is not JSON, or its top level is not an object.
     case notJSON
     /// A required key is absent; the path is dotted, e.g. `manifest.application.bin_file`.
@@ -172,7 +172,7 @@ public enum ManifestProblem: Sendable, Equatable {
 }
 
 /// What is wrong with the bytes of an init packet.
-public enum InitPacketProblem: Sendable, Equatable {
+package enum InitPacketProblem: Sendable, Equatable {
     /// The data ends inside a field; the error's offset is where it ends.
     case truncated
     /// A varint is longer than 10 bytes or overflows 64 bits.
@@ -195,7 +195,7 @@ public enum InitPacketProblem: Sendable, Equatable {
 
 extension DFUPackageError: CustomStringConvertible {
     /// One line naming the problem and where it is, lowercase first, without an `Error:` prefix.
-    public var description: String {
+    package var description: String {
         switch self {
         case .notZipArchive(let archive):
             "\(archive): no end-of-central-directory record found; not a zip archive, or truncated"
@@ -283,7 +283,7 @@ extension DFUPackageError: CustomStringConvertible {
 
 extension ZipRegion: CustomStringConvertible {
     /// The region as a noun phrase, such as "the local header of 'app.bin'".
-    public var description: String {
+    package var description: String {
         switch self {
         case .endRecord: "the end-of-central-directory record"
         case .centralDirectory: "the central directory"
@@ -297,7 +297,7 @@ extension ZipRegion: CustomStringConvertible {
 
 extension UnsafeNameReason: CustomStringConvertible {
     /// The reason as a predicate completing "entry 'x' …".
-    public var description: String {
+    package var description: String {
         switch self {
         case .parentComponent: "escapes the archive"
         case .absolutePath: "is an absolute path"
@@ -309,7 +309,7 @@ extension UnsafeNameReason: CustomStringConvertible {
 
 extension ManifestProblem: CustomStringConvertible {
     /// The problem as a predicate completing "manifest.json …".
-    public var description: String {
+    package var description: String {
         switch self {
         case .notJSON: "is not a JSON object"
         case .missingKey(let path): "has no '\(path)'"

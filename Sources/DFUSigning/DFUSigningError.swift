@@ -1,10 +1,10 @@
-public import DFUPackage
+package import DFUPackage
 
 /// Everything that can be wrong with a key file or with a signature this module is asked to check.
 ///
 /// Every case is caused by input (a key file, a package), so the CLI maps the whole enum to "bad input data".
 /// `file` is the display name the caller gave: the key's path, or `package.zip/entry.dat` for a signature.
-public enum DFUSigningError: Error, Sendable, Equatable {
+package enum DFUSigningError: Error, Sendable, Equatable {
     /// The key file is neither PEM (no `-----BEGIN …-----` / `-----END …-----` block, or bad base64 inside it)
     /// nor one of the raw public key forms.
     case malformedKeyFile(file: String)
@@ -30,7 +30,7 @@ public enum DFUSigningError: Error, Sendable, Equatable {
 
 extension DFUSigningError: CustomStringConvertible {
     /// One line naming the problem and where it is, lowercase first, without an `Error:` prefix.
-    public var description: String {
+    package var description: String {
         switch self {
         case .malformedKeyFile(let file):
             "\(file): not a PEM key file, nor a 64-byte raw public key"

@@ -1,5 +1,5 @@
 internal import Crypto
-public import DFUPackage
+package import DFUPackage
 
 /// Signs Secure DFU init packets with a P-256 private key, as nrfutil `pkg generate --key-file` does.
 ///
@@ -7,7 +7,7 @@ public import DFUPackage
 /// over SHA-256 of the message (for init packets, the serialized `InitCommand`), returned in Nordic's stored
 /// order: r then s, **each 32 bytes little-endian** (nrfutil `signing.py`: `signature[31::-1] + signature[63:31:-1]`;
 /// dfu-protocols.md §3.3). ECDSA nonces are random, so two signatures of the same bytes differ; both verify.
-public struct InitPacketSigner: InitPacketSigning, Sendable {
+package struct InitPacketSigner: InitPacketSigning, Sendable {
     private let key: P256.Signing.PrivateKey
 
     /// Loads a private key from PEM text.
@@ -21,26 +21,26 @@ public struct InitPacketSigner: InitPacketSigning, Sendable {
     ///   - file: The key file's display name, for errors.
     /// - Throws: `malformedKeyFile`, `unsupportedPEMBlock`, `wrongCurve`, `wrongKeyAlgorithm`, `expectedPrivateKey`,
     ///   `malformedKey`.
-    public init(pem: String, file: String) throws(DFUSigningError) {
+    package init(pem: String, file: String) throws(DFUSigningError) {
         key = try PEMKeyFile(text: pem, file: file).privateKey(file: file)
     }
 
     /// Creates a signer with a new random key, for tests and key generation.
-    public init() {
+    package init() {
         key = P256.Signing.PrivateKey()
     }
 
     /// The private key as PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`), which ``init(pem:file:)`` reads back.
-    public var pemRepresentation: String { key.pemRepresentation }
+    package var pemRepresentation: String { key.pemRepresentation }
 
     /// A verifier for this key's public half.
-    public var verifier: InitPacketVerifier { InitPacketVerifier(key: key.publicKey) }
+    package var verifier: InitPacketVerifier { InitPacketVerifier(key: key.publicKey) }
 
     /// Signs `message` with ECDSA P-256 over its SHA-256.
     ///
     /// - Parameter message: The bytes to sign, e.g. `InitCommand.encoded()`.
     /// - Returns: r‖s, 64 bytes, each half little-endian (Nordic's stored order).
-    public func nordicSignature(over message: [UInt8]) -> [UInt8] {
+    package func nordicSignature(over message: [UInt8]) -> [UInt8] {
         let signature: P256.Signing.ECDSASignature
         do {
             signature = try key.signature(for: message)

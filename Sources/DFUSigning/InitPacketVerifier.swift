@@ -1,5 +1,5 @@
 internal import Crypto
-public import DFUPackage
+package import DFUPackage
 
 /// Checks init packet signatures against a P-256 public key, as a Secure DFU bootloader does before it accepts
 /// an update.
@@ -8,7 +8,7 @@ public import DFUPackage
 /// form compiled into bootloaders: the 64-byte `pk` array of `dfu_public_key.c`, X then Y, **each 32 bytes
 /// little-endian** (nrfutil `signing.py` `get_vk_code`; dfu-protocols.md §3.3). Signatures are checked over the
 /// exact bytes the package stores (``DFUPackage/SignedMessage``), never over a re-encoding.
-public struct InitPacketVerifier: Sendable {
+package struct InitPacketVerifier: Sendable {
     private let key: P256.Signing.PublicKey
 
     init(key: P256.Signing.PublicKey) {
@@ -22,7 +22,7 @@ public struct InitPacketVerifier: Sendable {
     ///   - file: The key file's display name, for errors.
     /// - Throws: `malformedKeyFile`, `unsupportedPEMBlock`, `wrongCurve`, `wrongKeyAlgorithm`, `expectedPublicKey`,
     ///   `malformedKey`.
-    public init(pem: String, file: String) throws(DFUSigningError) {
+    package init(pem: String, file: String) throws(DFUSigningError) {
         key = try PEMKeyFile(text: pem, file: file).publicKey(file: file)
     }
 
@@ -32,7 +32,7 @@ public struct InitPacketVerifier: Sendable {
     ///   - nordicPublicKey: The 64 bytes of `pk[]` in `dfu_public_key.c`, in array order.
     ///   - file: The key's display name, for errors.
     /// - Throws: `wrongRawKeyLength`, or `malformedKey` when the point is not on P-256.
-    public init(nordicPublicKey: [UInt8], file: String) throws(DFUSigningError) {
+    package init(nordicPublicKey: [UInt8], file: String) throws(DFUSigningError) {
         guard nordicPublicKey.count == 64 else {
             throw .wrongRawKeyLength(file: file, length: nordicPublicKey.count)
         }
@@ -52,7 +52,7 @@ public struct InitPacketVerifier: Sendable {
     ///   - contents: The file's bytes.
     ///   - file: The file's display name, for errors.
     /// - Throws: As ``init(pem:file:)`` and ``init(nordicPublicKey:file:)``; `malformedKeyFile` for anything else.
-    public init(keyFile contents: [UInt8], file: String) throws(DFUSigningError) {
+    package init(keyFile contents: [UInt8], file: String) throws(DFUSigningError) {
         let text = String(decoding: contents, as: UTF8.self)
         if text.contains("-----BEGIN ") {
             try self.init(pem: text, file: file)
@@ -66,10 +66,10 @@ public struct InitPacketVerifier: Sendable {
     }
 
     /// The key in Nordic's C-array order (X then Y, each little-endian), as `dfu_public_key.c` holds it.
-    public var nordicPublicKey: [UInt8] { SignedMessage.swappingHalvesByteOrder(Array(key.rawRepresentation)) }
+    package var nordicPublicKey: [UInt8] { SignedMessage.swappingHalvesByteOrder(Array(key.rawRepresentation)) }
 
     /// The key as SubjectPublicKeyInfo PEM (`-----BEGIN PUBLIC KEY-----`).
-    public var pemRepresentation: String { key.pemRepresentation }
+    package var pemRepresentation: String { key.pemRepresentation }
 
     /// Checks a signed message: ECDSA P-256 over SHA-256 of ``DFUPackage/SignedMessage/message``.
     ///
@@ -78,7 +78,7 @@ public struct InitPacketVerifier: Sendable {
     ///   - file: The init packet's display name, for errors.
     /// - Returns: `unsigned` for nil, else `valid` or `invalid`.
     /// - Throws: `unsupportedSignatureType` for ED25519, `wrongSignatureLength` unless 64 bytes.
-    public func check(_ signedMessage: SignedMessage?, file: String) throws(DFUSigningError) -> SignatureCheck {
+    package func check(_ signedMessage: SignedMessage?, file: String) throws(DFUSigningError) -> SignatureCheck {
         guard let signedMessage else { return .unsigned }
         guard signedMessage.signatureType == .ecdsaP256SHA256 else {
             throw .unsupportedSignatureType(file: file, type: signedMessage.signatureType)
@@ -98,7 +98,7 @@ public struct InitPacketVerifier: Sendable {
     ///   - packageName: The package's display name; errors name `packageName/datFile`.
     /// - Returns: `valid`, `invalid` or `unsigned`.
     /// - Throws: As ``check(_:file:)``.
-    public func check(_ part: DFUPackage.Part, packageName: String) throws(DFUSigningError) -> SignatureCheck {
+    package func check(_ part: DFUPackage.Part, packageName: String) throws(DFUSigningError) -> SignatureCheck {
         try check(part.signedMessage, file: "\(packageName)/\(part.datFile)")
     }
 

@@ -1,5 +1,5 @@
 /// The outcome of checking one init packet's signature.
-public enum SignatureCheck: Sendable, Equatable, CustomStringConvertible {
+package enum SignatureCheck: Sendable, Equatable, CustomStringConvertible {
     /// The signature verifies with the key.
     case valid
     /// The packet is signed, but not by this key or not over these bytes.
@@ -8,7 +8,7 @@ public enum SignatureCheck: Sendable, Equatable, CustomStringConvertible {
     case unsigned
 
     /// `valid`, `invalid` or `unsigned`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .valid: "valid"
         case .invalid: "invalid"

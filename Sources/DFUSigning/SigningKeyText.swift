@@ -9,11 +9,11 @@ internal import FoundationEssentials
 /// - `--format hex` prints each 32-byte integer byte-reversed (a little-endian memory dump): X then Y for `pk`, the
 ///   secret for `sk`, after a caption line.
 /// - `--format code` is the `dfu_public_key.c` a bootloader build compiles in: `pk[64]`, X then Y, little-endian.
-public struct SigningKeyText: Sendable {
+package struct SigningKeyText: Sendable {
     private let key: P256.Signing.PrivateKey
 
     /// A new random key.
-    public init() {
+    package init() {
         key = P256.Signing.PrivateKey()
     }
 
@@ -23,12 +23,12 @@ public struct SigningKeyText: Sendable {
     ///   - pem: The file's text.
     ///   - file: Its name, for errors.
     /// - Throws: ``DFUSigningError`` for anything but a P-256 private key.
-    public init(pem: String, file: String) throws(DFUSigningError) {
+    package init(pem: String, file: String) throws(DFUSigningError) {
         key = try PEMKeyFile(text: pem, file: file).privateKey(file: file)
     }
 
     /// The key file nrfutil `keys generate` writes (ends with a newline).
-    public var privateKeyPEM: String {
+    package var privateKeyPEM: String {
         let secret = Array(key.rawRepresentation)
         let point = [0x04] + Array(key.publicKey.rawRepresentation)
         let der: [UInt8] =
@@ -39,7 +39,7 @@ public struct SigningKeyText: Sendable {
     }
 
     /// The public key as SubjectPublicKeyInfo PEM (ends with a newline).
-    public var publicKeyPEM: String {
+    package var publicKeyPEM: String {
         let der: [UInt8] =
             [0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01]
             + [0x06, 0x08, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00, 0x04]
@@ -48,17 +48,17 @@ public struct SigningKeyText: Sendable {
     }
 
     /// `Public (verification) key pk:` and the 64 bytes as lowercase hex, X then Y, each reversed (no newline).
-    public var publicKeyHex: String {
+    package var publicKeyHex: String {
         "Public (verification) key pk:\n" + Self.hex(Self.littleEndianHalves(Array(key.publicKey.rawRepresentation)))
     }
 
     /// `Private (signing) key sk:` and the secret reversed, as lowercase hex (no newline).
-    public var privateKeyHex: String {
+    package var privateKeyHex: String {
         "Private (signing) key sk:\n" + Self.hex(Array(key.rawRepresentation).reversed())
     }
 
     /// The 64 bytes of `pk[]` in `dfu_public_key.c`: X then Y, each little-endian.
-    public var nordicPublicKey: [UInt8] { Self.littleEndianHalves(Array(key.publicKey.rawRepresentation)) }
+    package var nordicPublicKey: [UInt8] { Self.littleEndianHalves(Array(key.publicKey.rawRepresentation)) }
 
     /// The C source nrfutil `keys display --format code` (or `dbgcode`) writes.
     ///
@@ -66,7 +66,7 @@ public struct SigningKeyText: Sendable {
     ///   - generatedAt: The local time for the header comment, as `YYYY-MM-DD (YY-MM-DD) at HH:MM:SS`.
     ///   - debug: Wrap the array in the `NRF_DFU_DEBUG_VERSION` guard, as `dbgcode` does.
     /// - Returns: The text (ends with a newline).
-    public func publicKeyCode(generatedAt: String, debug: Bool) -> String {
+    package func publicKeyCode(generatedAt: String, debug: Bool) -> String {
         let bytes = nordicPublicKey
         func row(_ half: ArraySlice<UInt8>) -> String {
             half.map { "0x" + Self.hex([$0]) }.joined(separator: ", ")

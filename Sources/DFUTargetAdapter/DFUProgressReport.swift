@@ -1,7 +1,7 @@
-public import DFUController
+package import DFUController
 
 /// What the adapter publishes while an update runs: the library's progress API, which the CLI renders.
-public enum DFUSessionEvent: Sendable, Equatable {
+package enum DFUSessionEvent: Sendable, Equatable {
     /// The update entered a new phase (or a new part).
     case phase(DFUProgressReport)
     /// Bytes moved.
@@ -11,25 +11,25 @@ public enum DFUSessionEvent: Sendable, Equatable {
 }
 
 /// Progress of an update, with rates computed from the session clock.
-public struct DFUProgressReport: Sendable, Equatable {
+package struct DFUProgressReport: Sendable, Equatable {
     /// The phase the controller reported.
-    public var phase: DFUPhase
+    package var phase: DFUPhase
     /// 1-based number of the part being sent.
-    public var part: Int
+    package var part: Int
     /// The number of parts.
-    public var partCount: Int
+    package var partCount: Int
     /// Firmware bytes of this part handed to the link (payload bytes, not counting ATT headers).
-    public var bytesSent: Int
+    package var bytesSent: Int
     /// Firmware bytes of this part the device confirmed with a matching CRC.
-    public var bytesConfirmed: Int
+    package var bytesConfirmed: Int
     /// The size of this part's firmware image.
-    public var totalBytes: Int
+    package var totalBytes: Int
     /// Time since the session started.
-    public var elapsed: Duration
+    package var elapsed: Duration
     /// Confirmed bytes per second over this part so far, `nil` until there is something to divide.
-    public var bytesPerSecond: Double?
+    package var bytesPerSecond: Double?
     /// The time left for this part at the current rate, `nil` while unknown.
-    public var estimatedRemaining: Duration?
+    package var estimatedRemaining: Duration?
 
     /// Creates a report.
     ///
@@ -38,7 +38,7 @@ public struct DFUProgressReport: Sendable, Equatable {
     ///   - elapsed: Time since the session started.
     ///   - bytesPerSecond: The measured rate.
     ///   - estimatedRemaining: The estimated time left for the part.
-    public init(
+    package init(
         _ progress: DFUProgress,
         elapsed: Duration,
         bytesPerSecond: Double?,

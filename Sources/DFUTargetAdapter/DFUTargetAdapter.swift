@@ -1,4 +1,4 @@
-public import DFUController
+package import DFUController
 
 /// The I/O shell around ``DFUController``: performs its actions on a ``GATTTransport``, feeds back what happened,
 /// and keeps its timers on the transport's clock.
@@ -6,9 +6,9 @@ public import DFUController
 /// It makes no protocol decision (style §23): every `if` about the update lives in the controller. One task runs
 /// ``run(onEvent:)``; cancelling that task (Ctrl-C in the CLI) is turned into the controller's `cancel(at:)`, whose
 /// Abort or Reset still goes out before ``run(onEvent:)`` returns, so the device stays recoverable.
-public struct DFUTargetAdapter<Transport: GATTTransport>: Sendable {
+package struct DFUTargetAdapter<Transport: GATTTransport>: Sendable {
     /// How an update ended.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// Every part was confirmed by the device.
         case completed(DFUSummary)
         /// The controller gave up. A transport failure is inside the error, typed (``TransportFailureKind``);
@@ -21,14 +21,14 @@ public struct DFUTargetAdapter<Transport: GATTTransport>: Sendable {
     private let controllerTemplate: DFUController
 
     /// How often a waiting adapter looks at task cancellation; also the longest a Ctrl-C waits to be noticed.
-    public static var cancellationPollInterval: Duration { .milliseconds(100) }
+    package static var cancellationPollInterval: Duration { .milliseconds(100) }
 
     /// Creates an adapter.
     ///
     /// - Parameters:
     ///   - transport: The link to the device.
     ///   - controller: The controller, not yet started.
-    public init(transport: Transport, controller: DFUController) {
+    package init(transport: Transport, controller: DFUController) {
         self.transport = transport
         self.controllerTemplate = controller
     }
@@ -37,7 +37,7 @@ public struct DFUTargetAdapter<Transport: GATTTransport>: Sendable {
     ///
     /// - Parameter onEvent: Receives phases, progress and log lines as they happen.
     /// - Returns: What the device confirmed, or why the update failed.
-    public func run(onEvent: (DFUSessionEvent) -> Void) async -> Outcome {
+    package func run(onEvent: (DFUSessionEvent) -> Void) async -> Outcome {
         var controller = controllerTemplate
         let clock = transport.clock
         let start = clock.now
@@ -192,7 +192,7 @@ extension TransportFailure {
 
 extension GATTTransportError {
     /// The kind of failure, one for one with the cases.
-    public var kind: TransportFailureKind {
+    package var kind: TransportFailureKind {
         switch self {
         case .unavailable: .unavailable
         case .deviceNotFound: .deviceNotFound

@@ -1,4 +1,4 @@
-public import DFUController
+package import DFUController
 
 /// A Bluetooth LE central's view of one DFU target: what ``DFUTargetAdapter`` needs from BlueZ, and what the
 /// simulator provides in memory.
@@ -15,7 +15,7 @@ public import DFUController
 /// - Only ``nextEvent(until:)`` reacts to task cancellation (it returns `nil` early). Every other operation runs to
 ///   its end or its own error, so that the clean-up writes a cancelled update needs (Abort, Reset) still go out.
 /// - A new ``connect(_:deadline:)`` rediscovers services: a GATT cache is never trusted across a device reset.
-public protocol GATTTransport: Sendable {
+package protocol GATTTransport: Sendable {
     /// The clock the transport's deadlines are measured on: `ContinuousClock` for BlueZ, virtual time for the
     /// simulator.
     associatedtype SessionClock: Clock where SessionClock.Duration == Duration
@@ -78,13 +78,13 @@ public protocol GATTTransport: Sendable {
 }
 
 /// A connection as the transport found it.
-public struct GATTConnection: Sendable, Equatable {
+package struct GATTConnection: Sendable, Equatable {
     /// The ATT MTU in effect (23 when nothing was negotiated).
-    public var mtu: Int
+    package var mtu: Int
     /// The DFU characteristics the device offers.
-    public var characteristics: Set<DFUCharacteristic>
+    package var characteristics: Set<DFUCharacteristic>
     /// The address the transport connected to (the alternative one, after a buttonless jump).
-    public var address: BluetoothAddress
+    package var address: BluetoothAddress
 
     /// Creates a connection description.
     ///
@@ -92,7 +92,7 @@ public struct GATTConnection: Sendable, Equatable {
     ///   - mtu: The ATT MTU.
     ///   - characteristics: The DFU characteristics found.
     ///   - address: The connected device's address.
-    public init(mtu: Int, characteristics: Set<DFUCharacteristic>, address: BluetoothAddress) {
+    package init(mtu: Int, characteristics: Set<DFUCharacteristic>, address: BluetoothAddress) {
         self.mtu = mtu
         self.characteristics = characteristics
         self.address = address
@@ -100,7 +100,7 @@ public struct GATTConnection: Sendable, Equatable {
 }
 
 /// Something the device did on its own.
-public enum GATTEvent: Sendable, Equatable {
+package enum GATTEvent: Sendable, Equatable {
     /// A notification or indication.
     case notification(DFUCharacteristic, [UInt8])
     /// The link is down; `reason` is the transport's wording.
@@ -110,7 +110,7 @@ public enum GATTEvent: Sendable, Equatable {
 /// Why a transport operation failed, sorted by what the user can do about it.
 ///
 /// Each case keeps the transport's own error text (for BlueZ, the D-Bus error name and message) as its cause.
-public enum GATTTransportError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum GATTTransportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No Bluetooth stack, no adapter, adapter off, or no permission (exit 69).
     case unavailable(String)
     /// No device matched the request before the deadline (exit 69).
@@ -124,7 +124,7 @@ public enum GATTTransportError: Error, Sendable, Equatable, CustomStringConverti
     /// Anything else the transport reports.
     case failed(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unavailable(let cause), .deviceNotFound(let cause), .linkLost(let cause), .timedOut(let cause),
             .rejected(let cause), .failed(let cause):

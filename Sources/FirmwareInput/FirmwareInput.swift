@@ -1,13 +1,13 @@
-public import Catalog
-public import DFUController
-public import DFUPackage
+package import Catalog
+package import DFUController
+package import DFUPackage
 import HexConverter
 
 /// An update ready to send: the parts of a package (read from a `.zip`, or generated for a `.hex`, `.bin` or
 /// catalog image), and the same parts as the DFU engine takes them.
-public struct FirmwareInput: Sendable {
+package struct FirmwareInput: Sendable {
     /// What the user gave.
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         case package
         case intelHex
         case binary
@@ -15,42 +15,42 @@ public struct FirmwareInput: Sendable {
     }
 
     /// The DFU protocol family of generated init packets.
-    public enum ProtocolFamily: String, Sendable, CaseIterable {
+    package enum ProtocolFamily: String, Sendable, CaseIterable {
         case secure
         case legacy
     }
 
     /// Init packet fields for bare images; `nil` fields come from the catalog entry, or are required.
-    public struct GenerationOptions: Sendable {
+    package struct GenerationOptions: Sendable {
         /// The protocol of the init packets (`--dfu`); `nil` makes both where the input allows, and the DFU engine
         /// sends the ones that suit the bootloader it finds.
-        public var protocolFamily: ProtocolFamily?
+        package var protocolFamily: ProtocolFamily?
         /// Secure: `hw_version`.
-        public var hardwareVersion: UInt32?
+        package var hardwareVersion: UInt32?
         /// Secure: `fw_version`; legacy: `application_version`.
-        public var firmwareVersion: UInt32?
+        package var firmwareVersion: UInt32?
         /// Secure `sd_req` / legacy `softdevice_req`: the SoftDevice firmware ids the image runs on.
-        public var softdeviceRequired: [UInt16]?
+        package var softdeviceRequired: [UInt16]?
         /// Legacy: `device_type`.
-        public var deviceType: UInt16?
+        package var deviceType: UInt16?
         /// Legacy: `device_revision`.
-        public var deviceRevision: UInt16?
+        package var deviceRevision: UInt16?
         /// Secure: sign the init command with this key.
-        public var signer: (any InitPacketSigning)?
+        package var signer: (any InitPacketSigning)?
 
         /// Creates options with nothing chosen.
-        public init() {}
+        package init() {}
     }
 
     /// The name of the input in messages.
-    public let name: String
-    public let kind: Kind
+    package let name: String
+    package let kind: Kind
     /// The parts with their init packets, in transfer order (the Secure ones when both protocols were generated).
-    public let package: DFUPackage
+    package let package: DFUPackage
     /// The same parts with legacy init packets, when both protocols were generated for a bare image.
-    public let legacyPackage: DFUPackage?
+    package let legacyPackage: DFUPackage?
     /// The same parts for the DFU engine.
-    public let firmware: DFUFirmware
+    package let firmware: DFUFirmware
 
     /// Reads a `.zip` package.
     ///
@@ -58,7 +58,7 @@ public struct FirmwareInput: Sendable {
     ///   - zip: The archive's bytes.
     ///   - name: The input's name in messages.
     /// - Throws: ``FirmwareInputError``.
-    public init(zip: [UInt8], name: String) throws(FirmwareInputError) {
+    package init(zip: [UInt8], name: String) throws(FirmwareInputError) {
         do {
             try self.init(package: try DFUPackage(zip: zip, name: name), name: name, kind: .package)
         } catch let error as DFUPackageError {
@@ -78,7 +78,7 @@ public struct FirmwareInput: Sendable {
     ///   - name: The input's name in messages.
     ///   - options: Init packet fields.
     /// - Throws: ``FirmwareInputError``, or ``HexConverter/HexConverterError`` for a malformed file.
-    public init(hex: [UInt8], name: String, options: GenerationOptions) throws {
+    package init(hex: [UInt8], name: String, options: GenerationOptions) throws {
         let image = try IntelHexParser.parse(hex, source: name, window: .nordic)
         guard !image.isEmpty else { throw FirmwareInputError.emptyImage(input: name) }
         try self.init(image: image.binary(alignment: 4), name: name, kind: .intelHex, entry: nil, options: options)
@@ -91,7 +91,7 @@ public struct FirmwareInput: Sendable {
     ///   - name: The input's name in messages.
     ///   - options: Init packet fields.
     /// - Throws: ``FirmwareInputError``.
-    public init(binary: [UInt8], name: String, options: GenerationOptions) throws(FirmwareInputError) {
+    package init(binary: [UInt8], name: String, options: GenerationOptions) throws(FirmwareInputError) {
         try self.init(image: binary, name: name, kind: .binary, entry: nil, options: options)
     }
 
@@ -101,7 +101,7 @@ public struct FirmwareInput: Sendable {
     ///   - entry: The catalog entry, with its verified image.
     ///   - options: Init packet fields that override the catalog's.
     /// - Throws: ``FirmwareInputError``.
-    public init(entry: CatalogEntry, options: GenerationOptions) throws(FirmwareInputError) {
+    package init(entry: CatalogEntry, options: GenerationOptions) throws(FirmwareInputError) {
         guard entry.mcuboot == nil else { throw .mcubootImage(id: entry.id) }
         try self.init(image: entry.image, name: entry.id, kind: .catalog(id: entry.id), entry: entry, options: options)
     }

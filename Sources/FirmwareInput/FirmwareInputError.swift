@@ -1,8 +1,8 @@
-public import DFUController
-public import DFUPackage
+package import DFUController
+package import DFUPackage
 
 /// Why an input cannot be turned into an update.
-public enum FirmwareInputError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum FirmwareInputError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A Secure DFU init packet for a bare image needs a value the user did not give (and no catalog entry has).
     case missingOption(input: String, option: String, reason: String)
     /// The image holds no data.
@@ -18,7 +18,7 @@ public enum FirmwareInputError: Error, Sendable, Equatable, CustomStringConverti
     /// The catalog entry is a signed MCUboot image, which only an SMP target takes.
     case mcubootImage(id: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .missingOption(let input, let option, let reason):
             "\(input): \(reason); give \(option)"

@@ -1,15 +1,15 @@
-public import DFUController
-public import DFUTargetAdapter
+package import DFUController
+package import DFUTargetAdapter
 
 /// One device of a fleet update: where it is, what it is called, and which lane (adapter) it is reached through.
-public struct FleetDevice: Sendable, Hashable {
+package struct FleetDevice: Sendable, Hashable {
     /// The device's address, as the controller looks for it (the bootloader may come back at address + 1).
-    public var address: BluetoothAddress
+    package var address: BluetoothAddress
     /// The name it advertised, when known (text from outside: escape it before it reaches a terminal).
-    public var name: String?
+    package var name: String?
     /// The lane the device is reached through, typically its adapter (`hci0`): the `parallel` limit of
     /// ``FleetUpload`` holds per lane.
-    public var lane: String
+    package var lane: String
 
     /// Creates a device.
     ///
@@ -17,7 +17,7 @@ public struct FleetDevice: Sendable, Hashable {
     ///   - address: The device's address.
     ///   - name: The advertised name, if known.
     ///   - lane: The adapter (or other shared resource) the device is reached through.
-    public init(address: BluetoothAddress, name: String? = nil, lane: String) {
+    package init(address: BluetoothAddress, name: String? = nil, lane: String) {
         self.address = address
         self.name = name
         self.lane = lane
@@ -25,7 +25,7 @@ public struct FleetDevice: Sendable, Hashable {
 }
 
 /// How one device's update ended.
-public enum FleetOutcome: Sendable {
+package enum FleetOutcome: Sendable {
     /// Every part was confirmed by the device.
     case completed(DFUSummary)
     /// The controller gave up (a transport failure is inside the error, typed); `deviceWasReached` says whether
@@ -38,7 +38,7 @@ public enum FleetOutcome: Sendable {
     case notStarted
 
     /// Whether the device confirmed the whole update.
-    public var isCompleted: Bool {
+    package var isCompleted: Bool {
         if case .completed = self { return true }
         return false
     }
@@ -56,7 +56,7 @@ public enum FleetOutcome: Sendable {
 
 /// What happens to one device during a fleet update, in order: ``started``, then session events, then exactly one
 /// ``finished(_:)`` (a device the run never reached gets only ``finished(_:)`` with ``FleetOutcome/notStarted``).
-public enum FleetEvent: Sendable {
+package enum FleetEvent: Sendable {
     /// The device's turn came: its transport is being opened.
     case started
     /// Its session reported a phase, progress or a log line.

@@ -2,7 +2,7 @@
 /// scheduling of every fleet (nRF5 DFU in ``FleetUpload``, SMP in the CLI).
 ///
 /// A cancelled run starts no more devices; those still waiting end as `notStarted`.
-public enum FleetScheduler {
+package enum FleetScheduler {
     /// Runs `session` for every device and returns the outcomes in the order of `devices`.
     ///
     /// - Parameters:
@@ -12,7 +12,7 @@ public enum FleetScheduler {
     ///   - session: One device's whole session, run in its own task.
     ///   - finished: Receives each device's outcome as it ends, the ones never started too; called from one task.
     /// - Returns: One outcome per device.
-    public static func run<Outcome: Sendable>(
+    package static func run<Outcome: Sendable>(
         _ devices: [FleetDevice], parallel: Int, notStarted: Outcome,
         session: @escaping @Sendable (_ index: Int, _ device: FleetDevice) async -> Outcome,
         finished: (_ index: Int, _ outcome: Outcome) -> Void

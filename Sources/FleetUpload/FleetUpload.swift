@@ -1,5 +1,5 @@
-public import DFUController
-public import DFUTargetAdapter
+package import DFUController
+package import DFUTargetAdapter
 
 /// Updates many devices with the same firmware at once: one ``DFUController`` and one ``DFUTargetAdapter`` per
 /// device, each over its own transport, at most `parallel` at a time per lane (the others wait their turn).
@@ -10,12 +10,12 @@ public import DFUTargetAdapter
 ///
 /// The module holds no I/O of its own: the transport factory decides what a device is (BlueZ on a shared client,
 /// the in-process simulator, a serial port).
-public struct FleetUpload<Transport: GATTTransport>: Sendable {
+package struct FleetUpload<Transport: GATTTransport>: Sendable {
     /// Opens the transport to a device: called once per device, in the device's own task, when its turn comes.
-    public typealias TransportFactory = @Sendable (_ index: Int, _ device: FleetDevice) async throws -> Transport
+    package typealias TransportFactory = @Sendable (_ index: Int, _ device: FleetDevice) async throws -> Transport
 
     /// The devices, in the order given (results keep this order).
-    public let devices: [FleetDevice]
+    package let devices: [FleetDevice]
     private let firmware: DFUFirmware
     private let configuration: DFUConfiguration
     private let parallel: Int
@@ -29,7 +29,7 @@ public struct FleetUpload<Transport: GATTTransport>: Sendable {
     ///   - configuration: The engine's policy, the same for every device.
     ///   - parallel: The most sessions running at once on one lane (at least 1).
     ///   - makeTransport: Opens the transport to a device.
-    public init(
+    package init(
         devices: [FleetDevice], firmware: DFUFirmware, configuration: DFUConfiguration, parallel: Int,
         makeTransport: @escaping TransportFactory
     ) {
@@ -45,7 +45,7 @@ public struct FleetUpload<Transport: GATTTransport>: Sendable {
     /// - Parameter onEvent: Receives each device's events (by index into ``devices``); called from the devices'
     ///   tasks, concurrently, so it must be safe to call from several tasks at once.
     /// - Returns: One outcome per device, in the order of ``devices``.
-    public func run(onEvent: @escaping @Sendable (_ index: Int, _ event: FleetEvent) -> Void) async -> [FleetOutcome] {
+    package func run(onEvent: @escaping @Sendable (_ index: Int, _ event: FleetEvent) -> Void) async -> [FleetOutcome] {
         await FleetScheduler.run(
             devices, parallel: parallel, notStarted: .notStarted,
             session: { index, device in await session(index, device, onEvent: onEvent) },

@@ -2,18 +2,18 @@
 ///
 /// Data outside the window is dropped while the file is read, so it neither counts towards the image size
 /// limit nor takes memory.
-public struct AddressWindow: Sendable, Equatable, CustomStringConvertible {
+package struct AddressWindow: Sendable, Equatable, CustomStringConvertible {
     /// The first address kept.
-    public var start: UInt32
+    package var start: UInt32
     /// One past the last address kept; `nil` keeps everything up to the top of the address space.
-    public var end: UInt64
+    package var end: UInt64
 
     /// Keeps `start ..< end`.
     ///
     /// - Parameters:
     ///   - start: The first address kept.
     ///   - end: One past the last address kept (at most 2³²).
-    public init(start: UInt32 = 0, end: UInt64 = 1 << 32) {
+    package init(start: UInt32 = 0, end: UInt64 = 1 << 32) {
         precondition(UInt64(start) < end && end <= 1 << 32, "empty or out-of-range window \(start)..<\(end)")
         self.start = start
         self.end = end
@@ -23,22 +23,22 @@ public struct AddressWindow: Sendable, Equatable, CustomStringConvertible {
     /// (0x10001000, the whole 0x10000000 block: FICR and UICR are never part of a DFU image).
     ///
     /// nrfutil's `nRFHex` removes data below 0x1000 and at or above 0x10000000 before it writes a `.bin`.
-    public static let nordic = AddressWindow(start: 0x1000, end: 0x1000_0000)
+    package static let nordic = AddressWindow(start: 0x1000, end: 0x1000_0000)
 
     /// Whether the window keeps every address.
-    public var isEverything: Bool { start == 0 && end == 1 << 32 }
+    package var isEverything: Bool { start == 0 && end == 1 << 32 }
 
     /// The window narrowed to the addresses both windows keep, or `nil` if they share none.
     ///
     /// - Parameter other: The other window.
     /// - Returns: The intersection, or `nil` when it is empty.
-    public func intersection(_ other: AddressWindow) -> AddressWindow? {
+    package func intersection(_ other: AddressWindow) -> AddressWindow? {
         let low = max(start, other.start)
         let high = min(end, other.end)
         return UInt64(low) < high ? AddressWindow(start: low, end: high) : nil
     }
 
-    public var description: String {
+    package var description: String {
         if isEverything { return "in the file" }
         return "between \(hex(start, width: 8)) and \(hex(end - 1, width: 8))"
     }

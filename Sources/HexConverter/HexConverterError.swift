@@ -2,7 +2,7 @@
 ///
 /// Each case carries the place and the values a user needs to fix the file; ``description`` is the one-line
 /// message the CLI prints after `Error: `.
-public enum HexConverterError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum HexConverterError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The input holds no bytes at all, or only blank lines.
     case emptyInput(source: String)
     /// A line does not begin with the record mark `:`.
@@ -36,7 +36,7 @@ public enum HexConverterError: Error, Sendable, Equatable, CustomStringConvertib
     /// The input has no data inside the requested range.
     case noData(source: String, range: AddressWindow)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .emptyInput(let source):
             return "\(source): file is empty (no records and no end-of-file record)"
@@ -90,7 +90,7 @@ public enum HexConverterError: Error, Sendable, Equatable, CustomStringConvertib
 ///   - value: The number to format.
 ///   - width: The minimum number of digits, zero-padded.
 /// - Returns: The formatted number.
-public func hex(_ value: some BinaryInteger, width: Int) -> String {
+package func hex(_ value: some BinaryInteger, width: Int) -> String {
     let digits = String(value, radix: 16, uppercase: true)
     return "0x" + String(repeating: "0", count: max(0, width - digits.count)) + digits
 }

@@ -2,11 +2,11 @@
 ///
 /// The binary runs from the lowest to the highest address that holds data; gaps between regions are filled.
 /// Start-address records are kept as ``startAddress`` and never become bytes.
-public struct HexImage {
+package struct HexImage {
     private let memory: SparseMemory
 
     /// The execution start address the file declared (record type 03 or 05), if any.
-    public let startAddress: StartAddress?
+    package let startAddress: StartAddress?
 
     init(memory: SparseMemory, startAddress: StartAddress?) {
         self.memory = memory
@@ -14,20 +14,20 @@ public struct HexImage {
     }
 
     /// Every contiguous run of addresses that holds data, lowest first.
-    public var regions: [HexRegion] { memory.regions() }
+    package var regions: [HexRegion] { memory.regions() }
 
     /// Whether the file holds no data in the window it was read with.
-    public var isEmpty: Bool { memory.bounds == nil }
+    package var isEmpty: Bool { memory.bounds == nil }
 
     /// The lowest address that holds data.
-    public var lowestAddress: UInt32? { memory.bounds?.low }
+    package var lowestAddress: UInt32? { memory.bounds?.low }
 
     /// The size of the binary image in bytes: from the lowest to the highest address with data, then rounded up
     /// to a multiple of `alignment`.
     ///
     /// - Parameter alignment: The length is padded up to a multiple of this (1 for none; Nordic's tools use 4).
     /// - Returns: The length, 0 for an empty image.
-    public func binarySize(alignment: Int = 1) -> Int {
+    package func binarySize(alignment: Int = 1) -> Int {
         guard let bounds = memory.bounds else { return 0 }
         let span = Int(bounds.high - bounds.low) + 1
         return (span + alignment - 1) / alignment * alignment
@@ -40,7 +40,7 @@ public struct HexImage {
     ///   - alignment: The length is padded with `fill` up to a multiple of this.
     ///   - body: Receives each piece; the buffer is valid only during the call.
     /// - Throws: Whatever `body` throws.
-    public func forEachChunk<E: Error>(
+    package func forEachChunk<E: Error>(
         fill: UInt8 = 0xFF,
         alignment: Int = 1,
         _ body: (UnsafeBufferPointer<UInt8>) throws(E) -> Void
@@ -80,7 +80,7 @@ public struct HexImage {
     ///   - fill: The byte for addresses without data.
     ///   - alignment: The length is padded with `fill` up to a multiple of this.
     /// - Returns: The bytes from the lowest to the highest address with data, padded.
-    public func binary(fill: UInt8 = 0xFF, alignment: Int = 1) -> [UInt8] {
+    package func binary(fill: UInt8 = 0xFF, alignment: Int = 1) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(binarySize(alignment: alignment))
         forEachChunk(fill: fill, alignment: alignment) { bytes.append(contentsOf: $0) }

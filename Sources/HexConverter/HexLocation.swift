@@ -1,11 +1,11 @@
 /// A place in an Intel HEX source, shown as `FILE:LINE` or `FILE:LINE:COLUMN` in messages.
-public struct HexLocation: Sendable, Equatable, CustomStringConvertible {
+package struct HexLocation: Sendable, Equatable, CustomStringConvertible {
     /// The name the user knows the input by (a path, or `<stdin>`).
-    public var source: String
+    package var source: String
     /// The 1-based line number.
-    public var line: Int
+    package var line: Int
     /// The 1-based column, where it helps to point at a character.
-    public var column: Int?
+    package var column: Int?
 
     /// Creates a location.
     ///
@@ -13,13 +13,13 @@ public struct HexLocation: Sendable, Equatable, CustomStringConvertible {
     ///   - source: The name of the input.
     ///   - line: The 1-based line number.
     ///   - column: The 1-based column, if any.
-    public init(source: String, line: Int, column: Int? = nil) {
+    package init(source: String, line: Int, column: Int? = nil) {
         self.source = source
         self.line = line
         self.column = column
     }
 
-    public var description: String {
+    package var description: String {
         if let column { return "\(source):\(line):\(column)" }
         return "\(source):\(line)"
     }

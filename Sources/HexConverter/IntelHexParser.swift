@@ -8,7 +8,7 @@
 /// the Intel specification's linear mode adds the offset without wrapping), extended segment (02) records (whose
 /// offsets wrap within the 64 KiB segment, as the specification says and objcopy does), and the same bytes written
 /// twice. Everything else is a ``HexConverterError`` naming the line.
-public struct IntelHexParser {
+package struct IntelHexParser {
     private enum Addressing {
         /// Record type 04 (or none yet): address = upper + offset, contiguous.
         case linear(upper: UInt32)
@@ -32,7 +32,7 @@ public struct IntelHexParser {
 
     /// The default limit on the span of the binary image: 64 MiB, far above any nRF5 flash (1 MiB) and small
     /// enough that an application plus UICR words (256 MiB apart) is refused instead of filling a disk.
-    public static let defaultSizeLimit = 64 << 20
+    package static let defaultSizeLimit = 64 << 20
 
     /// Creates a parser.
     ///
@@ -40,7 +40,7 @@ public struct IntelHexParser {
     ///   - source: The name used in messages (a path, or `<stdin>`).
     ///   - window: Addresses outside this window are dropped as they are read.
     ///   - sizeLimit: The largest span, in bytes, between the lowest and highest kept address.
-    public init(source: String, window: AddressWindow = AddressWindow(), sizeLimit: Int = defaultSizeLimit) {
+    package init(source: String, window: AddressWindow = AddressWindow(), sizeLimit: Int = defaultSizeLimit) {
         self.source = source
         self.window = window
         self.sizeLimit = sizeLimit
@@ -54,7 +54,7 @@ public struct IntelHexParser {
     ///   - window: Addresses outside this window are dropped.
     /// - Returns: The image.
     /// - Throws: ``HexConverterError`` for the first problem found.
-    public static func parse(
+    package static func parse(
         _ text: [UInt8],
         source: String,
         window: AddressWindow = AddressWindow()
@@ -68,7 +68,7 @@ public struct IntelHexParser {
     ///
     /// - Parameter bytes: The next bytes of the text, split anywhere.
     /// - Throws: ``HexConverterError`` for the first problem found in a complete line.
-    public mutating func consume(_ bytes: [UInt8]) throws(HexConverterError) {
+    package mutating func consume(_ bytes: [UInt8]) throws(HexConverterError) {
         let result: Result<Void, HexConverterError> = bytes.withUnsafeBufferPointer { buffer in
             do throws(HexConverterError) {
                 try consume(buffer)
@@ -84,7 +84,7 @@ public struct IntelHexParser {
     ///
     /// - Parameter chunk: The next bytes of the text, split anywhere.
     /// - Throws: ``HexConverterError`` for the first problem found in a complete line.
-    public mutating func consume(_ chunk: UnsafeBufferPointer<UInt8>) throws(HexConverterError) {
+    package mutating func consume(_ chunk: UnsafeBufferPointer<UInt8>) throws(HexConverterError) {
         guard let base = chunk.baseAddress, !chunk.isEmpty else { return }
         sawAnyByte = true
         var lineStart = 0
@@ -122,7 +122,7 @@ public struct IntelHexParser {
     ///
     /// - Returns: The image: its data, regions and start address.
     /// - Throws: ``HexConverterError`` if the last line is bad or the end-of-file record is missing.
-    public mutating func finish() throws(HexConverterError) -> HexImage {
+    package mutating func finish() throws(HexConverterError) -> HexImage {
         if !partialLine.isEmpty {
             let pending = partialLine
             partialLine.removeAll()

@@ -3,7 +3,7 @@
 ///
 /// The output uses uppercase digits and LF line ends, which every reader accepts; with the default 16-byte records
 /// it matches `objcopy -I binary -O ihex` record for record (objcopy ends lines with CRLF).
-public struct IntelHexWriter {
+package struct IntelHexWriter {
     private let recordSize: Int
     private var address: UInt64
     private var upper: UInt32?
@@ -11,14 +11,14 @@ public struct IntelHexWriter {
     private var finished = false
 
     /// The default number of data bytes per record, as objcopy and nrfutil write.
-    public static let defaultRecordSize = 16
+    package static let defaultRecordSize = 16
 
     /// Creates a writer for an image that starts at `baseAddress`.
     ///
     /// - Parameters:
     ///   - baseAddress: The address of the first byte.
     ///   - recordSize: Data bytes per record, 1 to 255.
-    public init(baseAddress: UInt32, recordSize: Int = defaultRecordSize) {
+    package init(baseAddress: UInt32, recordSize: Int = defaultRecordSize) {
         precondition((1...255).contains(recordSize), "record size \(recordSize) is outside 1...255")
         self.recordSize = recordSize
         self.address = UInt64(baseAddress)
@@ -31,7 +31,7 @@ public struct IntelHexWriter {
     ///   - baseAddress: The address of its first byte.
     /// - Returns: The Intel HEX text.
     /// - Throws: ``HexConverterError/addressOverflow(_:address:)`` if the image runs past 4 GiB.
-    public static func encode(_ bytes: [UInt8], baseAddress: UInt32) throws(HexConverterError) -> [UInt8] {
+    package static func encode(_ bytes: [UInt8], baseAddress: UInt32) throws(HexConverterError) -> [UInt8] {
         var writer = IntelHexWriter(baseAddress: baseAddress)
         var text = try writer.append(bytes)
         text += writer.finish()
@@ -43,7 +43,7 @@ public struct IntelHexWriter {
     /// - Parameter bytes: The next bytes of the image.
     /// - Returns: Intel HEX text for the complete records.
     /// - Throws: ``HexConverterError/addressOverflow(_:address:)`` if the image runs past 4 GiB.
-    public mutating func append(_ bytes: some Collection<UInt8>) throws(HexConverterError) -> [UInt8] {
+    package mutating func append(_ bytes: some Collection<UInt8>) throws(HexConverterError) -> [UInt8] {
         precondition(!finished, "append after finish")
         let last = address + UInt64(pending.count) + UInt64(bytes.count)
         guard last <= 1 << 32 else {
@@ -66,7 +66,7 @@ public struct IntelHexWriter {
     /// Flushes the last partial record and writes the end-of-file record.
     ///
     /// - Returns: The remaining Intel HEX text.
-    public mutating func finish() -> [UInt8] {
+    package mutating func finish() -> [UInt8] {
         precondition(!finished, "finish called twice")
         finished = true
         var text: [UInt8] = []

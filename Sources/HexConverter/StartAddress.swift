@@ -1,11 +1,11 @@
 /// The execution start address an Intel HEX file declares: metadata, never part of the binary.
-public enum StartAddress: Sendable, Equatable, CustomStringConvertible {
+package enum StartAddress: Sendable, Equatable, CustomStringConvertible {
     /// Record type 03: an 8086 code segment and instruction pointer.
     case segment(codeSegment: UInt16, instructionPointer: UInt16)
     /// Record type 05: a 32-bit linear address (on Cortex-M, the reset handler with its Thumb bit).
     case linear(UInt32)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .segment(let codeSegment, let instructionPointer):
             return "\(hex(codeSegment, width: 4)):\(hex(instructionPointer, width: 4))"

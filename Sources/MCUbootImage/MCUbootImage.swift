@@ -7,19 +7,19 @@ import Checksums
 /// header (`hdr_size` bytes) | body (`img_size`) | protected TLV area (`protect_tlv_size`, magic 0x6908) |
 /// TLV area (magic 0x6907) | padding and trailer (optional, up to the slot size).
 /// The SHA-256 TLV covers header, body and protected TLVs.
-public struct MCUbootImage: Sendable, Equatable {
+package struct MCUbootImage: Sendable, Equatable {
     /// The file's name, for messages.
-    public var file: String
+    package var file: String
     /// The whole file.
-    public var bytes: [UInt8]
+    package var bytes: [UInt8]
     /// The header.
-    public var header: MCUbootImageHeader
+    package var header: MCUbootImageHeader
     /// The protected TLV area, when `protect_tlv_size` is not 0.
-    public var protectedTLVs: MCUbootTLVArea?
+    package var protectedTLVs: MCUbootTLVArea?
     /// The TLV area.
-    public var tlvs: MCUbootTLVArea
+    package var tlvs: MCUbootTLVArea
     /// The trailer, when the file continues past the TLV area.
-    public var trailer: MCUbootTrailer?
+    package var trailer: MCUbootTrailer?
 
     /// Parses a file.
     ///
@@ -27,7 +27,7 @@ public struct MCUbootImage: Sendable, Equatable {
     ///   - bytes: The file's contents.
     ///   - file: Its name, for messages.
     /// - Throws: ``MCUbootImageError``.
-    public init(bytes: [UInt8], file: String) throws(MCUbootImageError) {
+    package init(bytes: [UInt8], file: String) throws(MCUbootImageError) {
         self.file = file
         self.bytes = bytes
         guard bytes.count >= MCUbootImageHeader.size else { throw .tooShort(file: file, size: bytes.count) }
@@ -70,30 +70,30 @@ public struct MCUbootImage: Sendable, Equatable {
     }
 
     /// The bytes the SHA-256 TLV and the signatures cover: header, body and protected TLVs.
-    public var hashedBytes: ArraySlice<UInt8> {
+    package var hashedBytes: ArraySlice<UInt8> {
         bytes[0..<header.headerSize + header.imageSize + header.protectedTLVSize]
     }
 
     /// The body.
-    public var body: ArraySlice<UInt8> { bytes[header.headerSize..<header.headerSize + header.imageSize] }
+    package var body: ArraySlice<UInt8> { bytes[header.headerSize..<header.headerSize + header.imageSize] }
 
     /// The first TLV of `type` in the unprotected area.
     ///
     /// - Parameter type: The TLV type.
     /// - Returns: The TLV, or `nil`.
-    public func tlv(_ type: UInt16) -> MCUbootTLV? {
+    package func tlv(_ type: UInt16) -> MCUbootTLV? {
         tlvs.entries.first { $0.type == type }
     }
 
     /// The SHA-256 TLV's value: the image hash MCUboot and SMP's image state name the image by.
-    public var storedHash: [UInt8]? { tlv(MCUbootTLV.sha256)?.value }
+    package var storedHash: [UInt8]? { tlv(MCUbootTLV.sha256)?.value }
 
     /// Checks the SHA-256 TLV against header, body and protected TLVs, as MCUboot does before booting.
     ///
     /// - Returns: The hash.
     /// - Throws: ``MCUbootImageError/missingHash(file:)`` or ``MCUbootImageError/hashMismatch(file:stored:computed:)``.
     @discardableResult
-    public func verifiedHash() throws(MCUbootImageError) -> [UInt8] {
+    package func verifiedHash() throws(MCUbootImageError) -> [UInt8] {
         guard let stored = storedHash else { throw .missingHash(file: file) }
         let computed = SHA256.hash(hashedBytes)
         guard stored == computed else { throw .hashMismatch(file: file, stored: stored, computed: computed) }
@@ -101,25 +101,25 @@ public struct MCUbootImage: Sendable, Equatable {
     }
 
     /// What the device does with the image right after the upload, from the trailer imgtool wrote.
-    public var swapRequestedByTrailer: MCUbootTrailer.SwapRequest? { trailer?.swapRequest }
+    package var swapRequestedByTrailer: MCUbootTrailer.SwapRequest? { trailer?.swapRequest }
 }
 
 /// The image trailer at the end of a padded slot image (MCUboot `bootutil_public.c`; imgtool `dumpinfo.py`).
 ///
 /// From the end: the 16-byte boot magic, then `image_ok`, `copy_done` and `swap_info` one alignment unit (8 bytes
 /// by default) apart, then the 4-byte swap size.
-public struct MCUbootTrailer: Sendable, Equatable {
+package struct MCUbootTrailer: Sendable, Equatable {
     /// `BOOT_MAGIC`, the trailer magic for the default 8-byte maximum alignment.
-    public static let bootMagic: [UInt8] = [
+    package static let bootMagic: [UInt8] = [
         0x77, 0xC2, 0x95, 0xF3, 0x60, 0xD2, 0xEF, 0x7F, 0x35, 0x52, 0x50, 0x0F, 0x2C, 0xB6, 0x79, 0x80,
     ]
     /// The last 14 bytes of the magic for other alignments, whose first 2 bytes hold the alignment.
-    public static let bootMagic2: [UInt8] = [
+    package static let bootMagic2: [UInt8] = [
         0x2D, 0xE1, 0x5D, 0x29, 0x41, 0x0B, 0x8D, 0x77, 0x67, 0x9C, 0x11, 0x0F, 0x1F, 0x8A,
     ]
 
     /// What MCUboot does with a secondary slot holding this trailer (`boot_swap_type`'s table).
-    public enum SwapRequest: Sendable, Equatable {
+    package enum SwapRequest: Sendable, Equatable {
         /// Magic good, `image_ok` unset: swap for one test boot (`imgtool sign --pad`).
         case test
         /// Magic good, `image_ok` set: swap permanently (`imgtool sign --confirm`).
@@ -127,19 +127,19 @@ public struct MCUbootTrailer: Sendable, Equatable {
     }
 
     /// The last 16 bytes.
-    public var magic: [UInt8]
+    package var magic: [UInt8]
     /// The maximum write alignment the magic implies, `nil` when the magic is invalid.
-    public var maximumAlignment: Int?
+    package var maximumAlignment: Int?
     /// `image_ok` (1 is set).
-    public var imageOK: UInt8?
+    package var imageOK: UInt8?
     /// `copy_done`.
-    public var copyDone: UInt8?
+    package var copyDone: UInt8?
     /// `swap_info`.
-    public var swapInfo: UInt8?
+    package var swapInfo: UInt8?
     /// The swap size (0xFFFFFFFF when unknown).
-    public var swapSize: UInt32?
+    package var swapSize: UInt32?
     /// Bytes between the end of the TLV area and the end of the file.
-    public var paddedSize: Int
+    package var paddedSize: Int
 
     init(_ bytes: [UInt8], imageEnd: Int) {
         paddedSize = bytes.count - imageEnd
@@ -165,7 +165,7 @@ public struct MCUbootTrailer: Sendable, Equatable {
     }
 
     /// Whether the trailer asks for a swap, and which.
-    public var swapRequest: SwapRequest? {
+    package var swapRequest: SwapRequest? {
         guard maximumAlignment != nil else { return nil }
         return imageOK == 1 ? .permanent : .test
     }

@@ -1,5 +1,5 @@
 /// Why a file is not a usable MCUboot image, or why its checks failed; every message names the file and the place.
-public enum MCUbootImageError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum MCUbootImageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Fewer bytes than the 32-byte header.
     case tooShort(file: String, size: Int)
     /// The first word is not `IMAGE_MAGIC` (0x96f3b83d).
@@ -23,7 +23,7 @@ public enum MCUbootImageError: Error, Sendable, Equatable, CustomStringConvertib
     /// The key file holds no key imgtool writes (PEM, ECDSA P-256 or ed25519, private or public).
     case unusableKey(file: String, problem: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .tooShort(let file, let size):
             "\(file): \(size) bytes is shorter than the 32-byte MCUboot image header"

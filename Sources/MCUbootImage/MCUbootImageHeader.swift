@@ -11,27 +11,27 @@
 /// | 16 | `ih_flags` u32: `IMAGE_F_*` |
 /// | 20 | `ih_ver`: major u8, minor u8, revision u16, build number u32 |
 /// | 28 | padding u32 |
-public struct MCUbootImageHeader: Sendable, Equatable {
+package struct MCUbootImageHeader: Sendable, Equatable {
     /// `IMAGE_MAGIC`.
-    public static let magic: UInt32 = 0x96f3_b83d
+    package static let magic: UInt32 = 0x96f3_b83d
     /// `IMAGE_HEADER_SIZE`.
-    public static let size = 32
+    package static let size = 32
 
     /// `ih_load_addr`.
-    public var loadAddress: UInt32
+    package var loadAddress: UInt32
     /// `ih_hdr_size`.
-    public var headerSize: Int
+    package var headerSize: Int
     /// `ih_protect_tlv_size`.
-    public var protectedTLVSize: Int
+    package var protectedTLVSize: Int
     /// `ih_img_size`.
-    public var imageSize: Int
+    package var imageSize: Int
     /// `ih_flags`.
-    public var flags: UInt32
+    package var flags: UInt32
     /// `ih_ver`.
-    public var version: MCUbootVersion
+    package var version: MCUbootVersion
 
     /// The names of the set flags, as imgtool's `IMAGE_F` table spells them.
-    public var flagNames: [String] {
+    package var flagNames: [String] {
         let names: [(UInt32, String)] = [
             (0x01, "PIC"), (0x04, "ENCRYPTED_AES128"), (0x08, "ENCRYPTED_AES256"), (0x10, "NON_BOOTABLE"),
             (0x20, "RAM_LOAD"), (0x100, "ROM_FIXED"), (0x200, "COMPRESSED_LZMA1"), (0x400, "COMPRESSED_LZMA2"),
@@ -42,18 +42,18 @@ public struct MCUbootImageHeader: Sendable, Equatable {
 }
 
 /// `struct image_version`: `major.minor.revision+build`.
-public struct MCUbootVersion: Sendable, Equatable, Comparable, CustomStringConvertible {
+package struct MCUbootVersion: Sendable, Equatable, Comparable, CustomStringConvertible {
     /// `iv_major`.
-    public var major: UInt8
+    package var major: UInt8
     /// `iv_minor`.
-    public var minor: UInt8
+    package var minor: UInt8
     /// `iv_revision`.
-    public var revision: UInt16
+    package var revision: UInt16
     /// `iv_build_num`.
-    public var build: UInt32
+    package var build: UInt32
 
     /// Creates a version.
-    public init(major: UInt8, minor: UInt8, revision: UInt16, build: UInt32) {
+    package init(major: UInt8, minor: UInt8, revision: UInt16, build: UInt32) {
         self.major = major
         self.minor = minor
         self.revision = revision
@@ -61,15 +61,15 @@ public struct MCUbootVersion: Sendable, Equatable, Comparable, CustomStringConve
     }
 
     /// `1.2.3+4`, as imgtool prints it.
-    public var description: String { "\(major).\(minor).\(revision)+\(build)" }
+    package var description: String { "\(major).\(minor).\(revision)+\(build)" }
 
     /// `1.2.3` or `1.2.3.4`, as Zephyr's image state answer writes it (`img_mgmt_ver_str`: the build number only
     /// when it is not 0).
-    public var smpDescription: String {
+    package var smpDescription: String {
         build == 0 ? "\(major).\(minor).\(revision)" : "\(major).\(minor).\(revision).\(build)"
     }
 
-    public static func < (lhs: MCUbootVersion, rhs: MCUbootVersion) -> Bool {
+    package static func < (lhs: MCUbootVersion, rhs: MCUbootVersion) -> Bool {
         (lhs.major, lhs.minor, lhs.revision, lhs.build) < (rhs.major, rhs.minor, rhs.revision, rhs.build)
     }
 }

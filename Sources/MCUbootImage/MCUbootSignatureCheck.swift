@@ -4,30 +4,30 @@ import FoundationEssentials
 
 /// A public key to check an image's signature with: the keys `imgtool keygen -t ecdsa-p256` and `-t ed25519` write
 /// (PKCS#8 private keys), or their public parts (`imgtool getpub -e pem`).
-public struct MCUbootVerificationKey: Sendable {
+package struct MCUbootVerificationKey: Sendable {
     /// The kind of key.
-    public enum Kind: Sendable, Equatable, CustomStringConvertible {
+    package enum Kind: Sendable, Equatable, CustomStringConvertible {
         /// ECDSA P-256: signature TLV 0x22 (`ECDSASIG`), a DER signature of the SHA-256 of the hashed bytes.
         case ecdsaP256
         /// ed25519: signature TLV 0x24 (`ED25519`) over the 32-byte SHA-256 digest (imgtool 2.x "sign the
         /// digest").
         case ed25519
 
-        public var description: String { self == .ecdsaP256 ? "ECDSA P-256" : "ed25519" }
+        package var description: String { self == .ecdsaP256 ? "ECDSA P-256" : "ed25519" }
 
         /// The signature TLV's type.
         var signatureTLV: UInt16 { self == .ecdsaP256 ? MCUbootTLV.ecdsaSignature : MCUbootTLV.ed25519Signature }
     }
 
     /// The kind.
-    public let kind: Kind
+    package let kind: Kind
     /// The key file, for messages.
-    public let file: String
+    package let file: String
     private let ecdsa: P256.Signing.PublicKey?
     private let edwards: Curve25519.Signing.PublicKey?
 
     /// The DER SubjectPublicKeyInfo imgtool hashes into the KEYHASH TLV (`get_public_bytes`).
-    public let subjectPublicKeyInfo: [UInt8]
+    package let subjectPublicKeyInfo: [UInt8]
 
     /// Reads a PEM key file.
     ///
@@ -35,7 +35,7 @@ public struct MCUbootVerificationKey: Sendable {
     ///   - pem: The file's text.
     ///   - file: Its name, for messages.
     /// - Throws: ``MCUbootImageError/unusableKey(file:problem:)``.
-    public init(pem: String, file: String) throws(MCUbootImageError) {
+    package init(pem: String, file: String) throws(MCUbootImageError) {
         self.file = file
         if let key = try? P256.Signing.PrivateKey(pemRepresentation: pem) {
             (kind, ecdsa, edwards) = (.ecdsaP256, key.publicKey, nil)
@@ -76,7 +76,7 @@ public struct MCUbootVerificationKey: Sendable {
     ///
     /// - Parameter image: The image; its SHA-256 TLV must already hold (``MCUbootImage/verifiedHash()``).
     /// - Throws: ``MCUbootImageError``: `unsigned`, `keyHashMismatch` or `signatureInvalid`.
-    public func verify(_ image: MCUbootImage) throws(MCUbootImageError) {
+    package func verify(_ image: MCUbootImage) throws(MCUbootImageError) {
         guard let signature = image.tlv(kind.signatureTLV) else {
             throw .unsigned(file: image.file, keyType: kind.description)
         }

@@ -1,17 +1,17 @@
 /// One TLV entry: `it_type` u16, `it_len` u16 (little-endian), then the value (`struct image_tlv`).
-public struct MCUbootTLV: Sendable, Equatable {
+package struct MCUbootTLV: Sendable, Equatable {
     /// `it_type`.
-    public var type: UInt16
+    package var type: UInt16
     /// The value.
-    public var value: [UInt8]
+    package var value: [UInt8]
     /// Where the entry's 4-byte head starts in the file.
-    public var offset: Int
+    package var offset: Int
 
     /// imgtool's name for the type (`TLV_VALUES` in `imgtool/image.py`), `UNKNOWN` otherwise, as `dumpinfo` prints.
-    public var typeName: String { Self.names[type] ?? "UNKNOWN" }
+    package var typeName: String { Self.names[type] ?? "UNKNOWN" }
 
     /// Type numbers from MCUboot's `image.h` with imgtool's names.
-    public static let names: [UInt16: String] = [
+    package static let names: [UInt16: String] = [
         0x01: "KEYHASH", 0x02: "PUBKEY", 0x10: "SHA256", 0x11: "SHA384", 0x12: "SHA512", 0x20: "RSA2048",
         0x22: "ECDSASIG", 0x23: "RSA3072", 0x24: "ED25519", 0x25: "SIG_PURE", 0x30: "ENCRSA2048", 0x31: "ENCKW",
         0x32: "ENCEC256", 0x33: "ENCX25519", 0x34: "ENCX25519_SHA512", 0x40: "DEPENDENCY", 0x50: "SEC_CNT",
@@ -20,33 +20,33 @@ public struct MCUbootTLV: Sendable, Equatable {
     ]
 
     /// `IMAGE_TLV_KEYHASH`.
-    public static let keyHash: UInt16 = 0x01
+    package static let keyHash: UInt16 = 0x01
     /// `IMAGE_TLV_PUBKEY`.
-    public static let publicKey: UInt16 = 0x02
+    package static let publicKey: UInt16 = 0x02
     /// `IMAGE_TLV_SHA256`.
-    public static let sha256: UInt16 = 0x10
+    package static let sha256: UInt16 = 0x10
     /// `IMAGE_TLV_ECDSA_SIG`.
-    public static let ecdsaSignature: UInt16 = 0x22
+    package static let ecdsaSignature: UInt16 = 0x22
     /// `IMAGE_TLV_ED25519`.
-    public static let ed25519Signature: UInt16 = 0x24
+    package static let ed25519Signature: UInt16 = 0x24
 }
 
 /// A TLV area: the 4-byte info header (`struct image_tlv_info`: magic u16, total size u16 including itself) and
 /// its entries.
-public struct MCUbootTLVArea: Sendable, Equatable {
+package struct MCUbootTLVArea: Sendable, Equatable {
     /// `IMAGE_TLV_INFO_MAGIC`: the unprotected area.
-    public static let unprotectedMagic: UInt16 = 0x6907
+    package static let unprotectedMagic: UInt16 = 0x6907
     /// `IMAGE_TLV_PROT_INFO_MAGIC`: the protected area, covered by the hash.
-    public static let protectedMagic: UInt16 = 0x6908
+    package static let protectedMagic: UInt16 = 0x6908
 
     /// The area's magic.
-    public var magic: UInt16
+    package var magic: UInt16
     /// Where the info header starts in the file.
-    public var offset: Int
+    package var offset: Int
     /// `it_tlv_tot`: the area's size including the info header.
-    public var totalSize: Int
+    package var totalSize: Int
     /// The entries in file order.
-    public var entries: [MCUbootTLV]
+    package var entries: [MCUbootTLV]
 
     /// Parses the area at `offset`.
     static func parse(_ bytes: [UInt8], at offset: Int, magic expected: UInt16, file: String)

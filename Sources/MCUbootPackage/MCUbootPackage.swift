@@ -1,5 +1,5 @@
-public import DFUPackage
-public import MCUbootImage
+package import DFUPackage
+package import MCUbootImage
 
 /// An nRF Connect SDK `dfu_application.zip`: `manifest.json` and one signed MCUboot image per updatable image (the
 /// application core as image 0, the nRF5340 network core as image 1, …).
@@ -14,41 +14,41 @@ public import MCUbootImage
 ///
 /// Every listed file must be in the archive, parse as an MCUboot image, and match its SHA-256 TLV; `size`, when
 /// present, must be the entry's size.
-public struct MCUbootPackage: Sendable, Equatable {
+package struct MCUbootPackage: Sendable, Equatable {
     /// One image of the package.
-    public struct Image: Sendable, Equatable {
+    package struct Image: Sendable, Equatable {
         /// The entry's name in the archive (`file`).
-        public var file: String
+        package var file: String
         /// The image number the device stores it under (`image_index`; the upload's `image` field).
-        public var imageIndex: Int
+        package var imageIndex: Int
         /// `slot_index_primary` as the build wrote it (the partition's 1-based number), when present.
-        public var slotIndexPrimary: Int?
+        package var slotIndexPrimary: Int?
         /// `slot_index_secondary`, when present.
-        public var slotIndexSecondary: Int?
+        package var slotIndexSecondary: Int?
         /// `load_address`, when present.
-        public var loadAddress: Int?
+        package var loadAddress: Int?
         /// `version_MCUBOOT` (the application) or `version` (the network core's firmware version), when present.
-        public var version: String?
+        package var version: String?
         /// `board`, when present.
-        public var board: String?
+        package var board: String?
         /// `soc`, when present.
-        public var soc: String?
+        package var soc: String?
         /// `type` (`application` in every package sdk-nrf builds), when present.
-        public var type: String?
+        package var type: String?
         /// The signed image, its hash checked.
-        public var image: MCUbootImage
+        package var image: MCUbootImage
     }
 
     /// The archive's name as the user gave it, for messages.
-    public var archive: String
+    package var archive: String
     /// `format-version`, when present.
-    public var formatVersion: Int?
+    package var formatVersion: Int?
     /// `time` (seconds since 1970 when the package was made), when present.
-    public var time: Int?
+    package var time: Int?
     /// `name`, the build's label for the update, when present.
-    public var name: String?
+    package var name: String?
     /// The images in manifest order.
-    public var images: [Image]
+    package var images: [Image]
 
     /// Reads and checks a package.
     ///
@@ -57,7 +57,7 @@ public struct MCUbootPackage: Sendable, Equatable {
     ///   - archive: Its name, for messages.
     ///   - verify: Run on each image after its hash check (a signature check with `--verify-key`).
     /// - Throws: ``MCUbootPackageError``; `verify`'s ``MCUbootImageError`` as ``MCUbootPackageError/image(_:)``.
-    public init(
+    package init(
         zip bytes: [UInt8], archive: String,
         verify: (MCUbootImage) throws(MCUbootImageError) -> Void = { _ throws(MCUbootImageError) in }
     ) throws(MCUbootPackageError) {
@@ -149,7 +149,7 @@ public struct MCUbootPackage: Sendable, Equatable {
     ///
     /// - Parameter bytes: The file.
     /// - Returns: `true` for an NCS package.
-    public static func isPackage(_ bytes: [UInt8]) -> Bool {
+    package static func isPackage(_ bytes: [UInt8]) -> Bool {
         guard bytes.starts(with: [0x50, 0x4B]), let zip = try? ZipArchive(bytes: bytes, name: ""),
             let manifest = zip.contents(of: "manifest.json").flatMap(ManifestValue.parse)
         else { return false }

@@ -1,8 +1,8 @@
-public import DFUPackage
-public import MCUbootImage
+package import DFUPackage
+package import MCUbootImage
 
 /// Why a `dfu_application.zip` cannot be used; every message names the archive and the place in it.
-public enum MCUbootPackageError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum MCUbootPackageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The zip container itself is broken (the DFU package reader's error, which names the archive).
     case zip(DFUPackageError)
     /// The archive has no `manifest.json`.
@@ -19,7 +19,7 @@ public enum MCUbootPackageError: Error, Sendable, Equatable, CustomStringConvert
     /// `archive/entry`).
     case image(MCUbootImageError)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .zip(let error): "\(error)"
         case .missingManifest(let archive):

@@ -5,29 +5,29 @@ import DFUPackage
 ///
 /// Defaults are that tool's: device type and revision 0xFFFF, application version 0xFFFFFFFF, `sd_req` 0xFFFE,
 /// `dfu_version` 0.5 (a bare CRC-16 after the SoftDevice list).
-public struct LegacyPackageOptions: Sendable {
-    public var application: InputImage?
-    public var bootloader: InputImage?
-    public var softdevice: InputImage?
-    public var applicationVersion = "4294967295"
-    public var devType = "65535"
-    public var devRevision = "65535"
+package struct LegacyPackageOptions: Sendable {
+    package var application: InputImage?
+    package var bootloader: InputImage?
+    package var softdevice: InputImage?
+    package var applicationVersion = "4294967295"
+    package var devType = "65535"
+    package var devRevision = "65535"
     /// `none` writes an empty list.
-    public var sdReq = "65534"
+    package var sdReq = "65534"
     /// 0.5 (CRC-16) or 0.6 (extension id 0, then CRC-16).
-    public var dfuVersion = "0.5"
+    package var dfuVersion = "0.5"
 
-    public init() {}
+    package init() {}
 }
 
 /// Builds legacy DFU packages as adafruit-nrfutil `dfu genpkg` does.
-public enum LegacyPackageBuilder {
+package enum LegacyPackageBuilder {
     /// Checks the options and builds the package.
     ///
     /// - Parameter options: The command-line options.
     /// - Returns: The entries.
     /// - Throws: ``PackageBuilderError``.
-    public static func build(_ options: LegacyPackageOptions) throws(PackageBuilderError) -> BuiltPackage {
+    package static func build(_ options: LegacyPackageOptions) throws(PackageBuilderError) -> BuiltPackage {
         let format: LegacyInitPacket.Format
         switch options.dfuVersion {
         case "0.5": format = .crc16

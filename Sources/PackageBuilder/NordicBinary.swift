@@ -8,7 +8,7 @@ import HexConverter
 ///   image starts no lower than the end of the MBR: 0x1000, or 0x3000 when the image carries a SoftDevice info
 ///   structure magic (0x51B1E5DB) at 0x4004, 0x5004, 0x6004 or 0x7004 (an S132-style SoftDevice) and none at 0x3004.
 /// - Gaps are filled with 0xFF and the size is rounded up to a multiple of 4, padded with 0xFF.
-public enum NordicBinary {
+package enum NordicBinary {
     /// The SoftDevice info structure magic number nrfutil looks for.
     static let infoMagic: UInt32 = 0x51B1_E5DB
 
@@ -23,7 +23,7 @@ public enum NordicBinary {
     ///   - dropsMBR: Drop data below 0x1000 before finding the lowest address (nrfutil 6.1.7), or not (adafruit).
     /// - Returns: The image bytes, a multiple of 4 long.
     /// - Throws: ``PackageBuilderError/badHex(_:)`` for a malformed HEX file, `emptyImage` when nothing is left.
-    public static func image(_ contents: [UInt8], path: String, dropsMBR: Bool = true) throws(PackageBuilderError)
+    package static func image(_ contents: [UInt8], path: String, dropsMBR: Bool = true) throws(PackageBuilderError)
         -> [UInt8]
     {
         if path.hasSuffix(".bin") {
@@ -64,7 +64,7 @@ public enum NordicBinary {
     ///
     /// - Parameter path: The input path.
     /// - Returns: The `.bin` entry name.
-    public static func binName(for path: String) -> String {
+    package static func binName(for path: String) -> String {
         let name = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? path
         return name.replacingAll(".hex", with: ".bin")
     }
@@ -73,7 +73,7 @@ public enum NordicBinary {
     ///
     /// - Parameter binName: The image entry's name.
     /// - Returns: The `.dat` entry name.
-    public static func datName(for binName: String) -> String {
+    package static func datName(for binName: String) -> String {
         binName.replacingAll(".bin", with: ".dat")
     }
 }

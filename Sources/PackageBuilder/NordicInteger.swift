@@ -1,6 +1,6 @@
 /// nrfutil's integer arguments (`int_as_text_to_int`): `0x` then hexadecimal, a leading `0` then octal, otherwise
 /// decimal; `none` (any case) where nrfutil accepts it means "not given".
-public enum NordicInteger {
+package enum NordicInteger {
     /// Parses `text` as nrfutil does.
     ///
     /// - Parameters:
@@ -9,7 +9,7 @@ public enum NordicInteger {
     ///   - limit: The largest value the field holds.
     /// - Returns: The value.
     /// - Throws: ``PackageBuilderError/usage(_:)`` naming the option and the text.
-    public static func parse(_ text: String, option: String, limit: UInt64 = 0xFFFF_FFFF) throws(PackageBuilderError)
+    package static func parse(_ text: String, option: String, limit: UInt64 = 0xFFFF_FFFF) throws(PackageBuilderError)
         -> UInt64
     {
         var digits = Substring(text)
@@ -50,7 +50,7 @@ public enum NordicInteger {
     ///   - option: The option's name, for the error.
     /// - Returns: The integer version.
     /// - Throws: ``PackageBuilderError/usage(_:)`` unless the text is three decimal numbers whose sum fits 32 bits.
-    public static func versionString(_ text: String, option: String = "--application-version-string")
+    package static func versionString(_ text: String, option: String = "--application-version-string")
         throws(PackageBuilderError) -> UInt32
     {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)

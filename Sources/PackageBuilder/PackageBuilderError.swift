@@ -1,10 +1,10 @@
-public import DFUPackage
-public import HexConverter
+package import DFUPackage
+package import HexConverter
 
 /// Why a package, key or settings page could not be made.
 ///
 /// Each case names the option or file at fault.
-public enum PackageBuilderError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum PackageBuilderError: Error, Sendable, Equatable, CustomStringConvertible {
     /// An option combination or value nrfutil refuses (a usage error: exit 64); the text is the reason.
     case usage(String)
     /// An input file that is not valid Intel HEX.
@@ -19,14 +19,14 @@ public enum PackageBuilderError: Error, Sendable, Equatable, CustomStringConvert
     case initPacket(DFUPackageError)
 
     /// True for option mistakes (exit 64); false for bad input data (exit 65).
-    public var isUsage: Bool {
+    package var isUsage: Bool {
         switch self {
         case .usage, .duplicateEntryName: true
         case .badHex, .emptyImage, .packageTooLarge, .initPacket: false
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .usage(let reason): reason
         case .badHex(let error): error.description

@@ -1,14 +1,14 @@
 import Checksums
-public import DFUPackage
+package import DFUPackage
 
 /// One firmware file given to the package command: its path as typed and its contents.
-public struct InputImage: Sendable {
+package struct InputImage: Sendable {
     /// The path as the user gave it (its last component names the package entries).
-    public var path: String
+    package var path: String
     /// The file's bytes.
-    public var contents: [UInt8]
+    package var contents: [UInt8]
 
-    public init(path: String, contents: [UInt8]) {
+    package init(path: String, contents: [UInt8]) {
         self.path = path
         self.contents = contents
     }
@@ -19,32 +19,32 @@ public struct InputImage: Sendable {
 /// Integer options hold their text: nrfutil accepts `none` for several of them and parses the rest its own way
 /// (``NordicInteger``). ``SecurePackageBuilder/build(_:signer:)`` applies nrfutil's rules in nrfutil's order, so
 /// the first complaint is the one nrfutil would make.
-public struct SecurePackageOptions: Sendable {
-    public var application: InputImage?
-    public var applicationVersion: String?
-    public var applicationVersionString: String?
-    public var bootloader: InputImage?
-    public var bootloaderVersion: String?
-    public var softdevice: InputImage?
-    public var hwVersion: String?
+package struct SecurePackageOptions: Sendable {
+    package var application: InputImage?
+    package var applicationVersion: String?
+    package var applicationVersionString: String?
+    package var bootloader: InputImage?
+    package var bootloaderVersion: String?
+    package var softdevice: InputImage?
+    package var hwVersion: String?
     /// Every `--sd-req` given (nrfutil takes one comma-separated list and refuses the option twice).
-    public var sdReq: [String] = []
+    package var sdReq: [String] = []
     /// Every `--sd-id` given.
-    public var sdId: [String] = []
-    public var debugMode = false
-    public var appBootValidation: ValidationType?
-    public var sdBootValidation: ValidationType?
-    public var externalApp = false
+    package var sdId: [String] = []
+    package var debugMode = false
+    package var appBootValidation: ValidationType?
+    package var sdBootValidation: ValidationType?
+    package var externalApp = false
 
-    public init() {}
+    package init() {}
 }
 
 /// What was built: the zip entries in the order they are written, and a warning for each thing nrfutil warns about.
-public struct BuiltPackage: Sendable {
+package struct BuiltPackage: Sendable {
     /// Entry names and contents, `manifest.json` last.
-    public var entries: [(name: String, bytes: [UInt8])]
+    package var entries: [(name: String, bytes: [UInt8])]
     /// nrfutil's warnings that apply (debug mode, no key, both version options), one line each.
-    public var warnings: [String]
+    package var warnings: [String]
 
     /// The zip archive of ``entries``.
     ///
@@ -57,7 +57,7 @@ public struct BuiltPackage: Sendable {
     ///   - second: second.
     /// - Returns: The archive's bytes.
     /// - Throws: `packageTooLarge` past the classic zip limits.
-    public func archive(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int)
+    package func archive(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int)
         throws(PackageBuilderError) -> [UInt8]
     {
         try ZipWriter.archive(
@@ -68,7 +68,7 @@ public struct BuiltPackage: Sendable {
 }
 
 /// Builds Secure DFU packages as nrfutil 6.1.7 `pkg generate` does.
-public enum SecurePackageBuilder {
+package enum SecurePackageBuilder {
     /// nrfutil's `Package.DEFAULT_*` values, used in debug mode for what is not given.
     static let defaultVersion: UInt32 = 0xFFFF_FFFF
     static let defaultSdReq: UInt64 = 0xFFFE
@@ -91,7 +91,7 @@ public enum SecurePackageBuilder {
     ///   - signer: The `--key-file` key; nil for an unsigned package.
     /// - Returns: The entries and warnings.
     /// - Throws: ``PackageBuilderError``: `usage` for what nrfutil refuses, the others for bad images.
-    public static func build(_ options: SecurePackageOptions, signer: (any InitPacketSigning)?)
+    package static func build(_ options: SecurePackageOptions, signer: (any InitPacketSigning)?)
         throws(PackageBuilderError) -> BuiltPackage
     {
         var warnings: [String] = []

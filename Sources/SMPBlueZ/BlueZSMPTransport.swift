@@ -1,8 +1,8 @@
-public import BlueZTransport
-public import DFUController
+package import BlueZTransport
+package import DFUController
 import DFUTargetAdapter
 import SMP
-public import SMPTargetAdapter
+package import SMPTargetAdapter
 import Synchronization
 
 /// An ``SMPTransport`` over BlueZ: SMP's characteristic (DA2E7828-…, in service 8D53DC1D-…) on a device that
@@ -14,9 +14,9 @@ import Synchronization
 /// Answers come as notifications of at most MTU − 3 bytes and are reassembled here by the header's length
 /// (`SMPFrame.totalLength(ofFrameStartingWith:)`). A device that offers nRF5 DFU but not SMP is refused at
 /// connection, naming both.
-public final class BlueZSMPTransport: SMPTransport {
+package final class BlueZSMPTransport: SMPTransport {
     /// The GATT transport underneath.
-    public let gatt: BlueZGATTTransport
+    package let gatt: BlueZGATTTransport
     private let request: ConnectionRequest
     private let link = Mutex(Link())
 
@@ -34,15 +34,15 @@ public final class BlueZSMPTransport: SMPTransport {
     /// - Parameters:
     ///   - gatt: The BlueZ transport, opened on the adapter to use.
     ///   - request: The device's address (and name, when it was found by name).
-    public init(gatt: BlueZGATTTransport, request: ConnectionRequest) {
+    package init(gatt: BlueZGATTTransport, request: ConnectionRequest) {
         self.gatt = gatt
         self.request = request
     }
 
     /// The transport's clock: BlueZ's wall clock.
-    public var clock: ContinuousClock { gatt.clock }
+    package var clock: ContinuousClock { gatt.clock }
 
-    public func connect(deadline: ContinuousClock.Instant) async throws(SMPTransportError) -> Int {
+    package func connect(deadline: ContinuousClock.Instant) async throws(SMPTransportError) -> Int {
         link.withLock { $0 = Link() }
         let connection: LinkConnection
         do {
@@ -63,7 +63,7 @@ public final class BlueZSMPTransport: SMPTransport {
         return connection.mtu
     }
 
-    public func send(_ frame: [UInt8]) async throws(SMPTransportError) {
+    package func send(_ frame: [UInt8]) async throws(SMPTransportError) {
         let size = max(link.withLock { $0.mtu } - 3, 20)
         let writes = stride(from: 0, to: frame.count, by: size).map { Array(frame[$0..<min($0 + size, frame.count)]) }
         do {
@@ -73,11 +73,11 @@ public final class BlueZSMPTransport: SMPTransport {
         }
     }
 
-    public func disconnect() async {
+    package func disconnect() async {
         await gatt.disconnect()
     }
 
-    public func nextEvent(until deadline: ContinuousClock.Instant) async throws(SMPTransportError)
+    package func nextEvent(until deadline: ContinuousClock.Instant) async throws(SMPTransportError)
         -> SMPTransportEvent?
     {
         while true {

@@ -1,6 +1,6 @@
 import SMP
-public import SMPTargetAdapter
-public import SerialDFU
+package import SMPTargetAdapter
+package import SerialDFU
 import Synchronization
 
 /// SMP over a serial port in Zephyr's console framing (`smp_uart.c`, `serial_util.c`): the UART or USB CDC ACM of a
@@ -17,26 +17,26 @@ import Synchronization
 /// the deadline. It returns a budget that keeps every request within the device's SMP buffer: Zephyr decodes a
 /// packet's length field, frame and CRC into one `CONFIG_MCUMGR_TRANSPORT_NETBUF_SIZE` buffer and pulls the two
 /// length bytes off its front, so the largest frame is the buffer size − 4 (``SMPSerialFraming/packetOverhead``).
-public final class SerialSMPTransport: SMPTransport {
+package final class SerialSMPTransport: SMPTransport {
     /// How to reach the device.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// The device node, or a symlink to it.
-        public var path: String
+        package var path: String
         /// Line speed (a USB CDC ACM port ignores it).
-        public var baudRate = 115_200
+        package var baudRate = 115_200
         /// RTS/CTS hardware flow control.
-        public var hardwareFlowControl = false
+        package var hardwareFlowControl = false
         /// The device's SMP buffer size (`buf_size`); Zephyr's default `CONFIG_MCUMGR_TRANSPORT_NETBUF_SIZE`.
-        public var bufferSize = SMPUploadConfiguration().defaultParameters.bufferSize
+        package var bufferSize = SMPUploadConfiguration().defaultParameters.bufferSize
         /// How long each echo waits for its answer before the next one.
-        public var probeInterval: Duration = .milliseconds(500)
+        package var probeInterval: Duration = .milliseconds(500)
         /// Where sysfs is, to find a re-enumerated USB device by serial number.
-        public var sysfsRoot = "/sys"
+        package var sysfsRoot = "/sys"
         /// Where the device nodes sysfs names are (`/dev`).
-        public var deviceRoot = "/dev"
+        package var deviceRoot = "/dev"
 
         /// Creates options for the port at `path`.
-        public init(path: String) {
+        package init(path: String) {
             self.path = path
         }
 
@@ -62,7 +62,7 @@ public final class SerialSMPTransport: SMPTransport {
         var probeSequences: Set<UInt8> = []
     }
 
-    public let clock = ContinuousClock()
+    package let clock = ContinuousClock()
     private let options: Options
     private let state: Mutex<State>
 
@@ -72,24 +72,24 @@ public final class SerialSMPTransport: SMPTransport {
     /// Creates a transport; nothing is opened until ``connect(deadline:)``.
     ///
     /// - Parameter options: The port and its settings.
-    public init(options: Options) {
+    package init(options: Options) {
         self.options = options
         state = Mutex(State(locator: SerialPortLocator(options.portOptions)))
     }
 
     /// The port opened last: the one given, or the name the device came back under after a reset.
-    public var currentPath: String { state.withLock { $0.locator.path } }
+    package var currentPath: String { state.withLock { $0.locator.path } }
 
     /// Checks that the port can be opened (and is not busy or forbidden), then closes it.
     ///
     /// - Throws: ``SerialPortError``.
-    public static func checkAccess(_ options: Options) throws(SerialPortError) {
+    package static func checkAccess(_ options: Options) throws(SerialPortError) {
         try SerialDFUTransport.checkAccess(options.portOptions)
     }
 
     // MARK: SMPTransport
 
-    public func connect(deadline: ContinuousClock.Instant) async throws(SMPTransportError) -> Int {
+    package func connect(deadline: ContinuousClock.Instant) async throws(SMPTransportError) -> Int {
         closePort()
         let port = try await open(until: deadline)
         state.withLock {
@@ -117,16 +117,16 @@ public final class SerialSMPTransport: SMPTransport {
         return SMPSerialFraming.largestFrame(bufferSize: options.bufferSize) + 3
     }
 
-    public func send(_ frame: [UInt8]) async throws(SMPTransportError) {
+    package func send(_ frame: [UInt8]) async throws(SMPTransportError) {
         guard let port = state.withLock({ $0.port }) else { throw .linkLost("serial port is closed") }
         try write(frame, on: port)
     }
 
-    public func disconnect() async {
+    package func disconnect() async {
         if closePort() { state.withLock { $0.events.append(.disconnected(reason: "port closed")) } }
     }
 
-    public func nextEvent(until deadline: ContinuousClock.Instant) async throws(SMPTransportError)
+    package func nextEvent(until deadline: ContinuousClock.Instant) async throws(SMPTransportError)
         -> SMPTransportEvent?
     {
         while true {

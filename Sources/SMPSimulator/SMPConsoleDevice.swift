@@ -1,5 +1,5 @@
 import SMP
-public import SerialSimulator
+package import SerialSimulator
 
 /// A ``SimulatedSMPDevice`` behind Zephyr's SMP console transport (`smp_uart.c`, `serial_util.c`): what
 /// `nrfloader simulate-serial --protocol smp` serves on a pseudo-terminal.
@@ -20,21 +20,21 @@ public import SerialSimulator
 /// ``processingDelay``: the lines of one burst (one write of the host) all arrive before any is decoded. A host that
 /// waits for each answer before its next request of at most N lines is never dropped; one that writes more lines at
 /// once always is, whatever the scheduling.
-public struct SMPConsoleDevice: SerialLineModel {
+package struct SMPConsoleDevice: SerialLineModel {
     /// The device.
-    public private(set) var device: SimulatedSMPDevice
+    package private(set) var device: SimulatedSMPDevice
     /// The SMP buffer: the largest packet (length field, frame and CRC) accepted.
-    public let bufferSize: Int
-    public private(set) var transcript: [String] = []
-    public private(set) var firstFrameTime: Duration?
-    public private(set) var lastActivationTime: Duration?
-    public private(set) var hostBytes = 0
+    package let bufferSize: Int
+    package private(set) var transcript: [String] = []
+    package private(set) var firstFrameTime: Duration?
+    package private(set) var lastActivationTime: Duration?
+    package private(set) var hostBytes = 0
     /// The RX line buffers, `nil` for a device that decodes each line as it arrives.
-    public let lineBuffers: Int?
+    package let lineBuffers: Int?
     /// How long the input must be quiet before the SMP thread decodes the lines waiting in the buffers.
-    public let processingDelay: Duration
+    package let processingDelay: Duration
     /// SMP lines dropped because no line buffer was free.
-    public private(set) var droppedLines = 0
+    package private(set) var droppedLines = 0
     private var decoder = SMPSerialDecoder(maximumLineLength: SMPSerialFraming.maximumLineLength)
     private var resetAt: Duration?
     /// Complete lines in buffers, waiting for the thread.
@@ -56,7 +56,7 @@ public struct SMPConsoleDevice: SerialLineModel {
     ///   - bufferSize: Its SMP buffer (`buf_size`): the largest packet, length field and CRC included.
     ///   - lineBuffers: The RX line buffers (at least 1), or `nil` to decode every line as it arrives.
     ///   - processingDelay: With line buffers, how long the input must be quiet before waiting lines are decoded.
-    public init(
+    package init(
         device: SimulatedSMPDevice, bufferSize: Int = 384, lineBuffers: Int? = nil,
         processingDelay: Duration = .milliseconds(20)
     ) {
@@ -67,8 +67,8 @@ public struct SMPConsoleDevice: SerialLineModel {
         self.processingDelay = processingDelay
     }
 
-    public var activations: Int { device.swapCount }
-    public var nextEventTime: Duration? {
+    package var activations: Int { device.swapCount }
+    package var nextEventTime: Duration? {
         let processing = waitingLines.isEmpty ? nil : lastInputTime + processingDelay
         switch (resetAt, processing) {
         case (let reset?, let processing?): return min(reset, processing)
@@ -77,7 +77,7 @@ public struct SMPConsoleDevice: SerialLineModel {
         }
     }
 
-    public mutating func receive(_ bytes: [UInt8], at time: Duration) -> SerialBootloader.Output {
+    package mutating func receive(_ bytes: [UInt8], at time: Duration) -> SerialBootloader.Output {
         hostBytes += bytes.count
         if firstFrameTime == nil { firstFrameTime = time }
         guard let lineBuffers else { return decode(bytes, at: time) }
@@ -147,7 +147,7 @@ public struct SMPConsoleDevice: SerialLineModel {
         return output
     }
 
-    public mutating func advance(to time: Duration) -> SerialBootloader.Output {
+    package mutating func advance(to time: Duration) -> SerialBootloader.Output {
         let processed = processWaitingLines(at: time)
         guard let due = resetAt, time >= due else { return processed }
         resetAt = nil
@@ -162,7 +162,7 @@ public struct SMPConsoleDevice: SerialLineModel {
             bytes: processed.bytes + Array("*** Booting Zephyr OS (simulated SMP server) ***\r\n".utf8))
     }
 
-    public mutating func lineReset(_ note: String) {
+    package mutating func lineReset(_ note: String) {
         transcript.append("# \(note)")
         decoder = SMPSerialDecoder(maximumLineLength: SMPSerialFraming.maximumLineLength)
         waitingLines = []

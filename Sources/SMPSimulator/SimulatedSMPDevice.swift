@@ -1,6 +1,6 @@
 import Checksums
 import MCUbootImage
-public import SMP
+package import SMP
 
 /// A Zephyr application with MCUmgr's OS and image groups on an MCUboot bootloader (swap mode, a primary and a
 /// secondary slot per updatable image), as a sans-IO machine: request frames in, answer frames and a reboot flag out.
@@ -22,33 +22,33 @@ public import SMP
 /// - MCUboot: the secondary slot's trailer (magic, `image_ok`) decides the swap on boot (test or permanent); a
 ///   tested image that was not confirmed is swapped back on the next boot; an image whose SHA-256 TLV does not
 ///   match is erased instead of booted.
-public struct SimulatedSMPDevice: Sendable {
+package struct SimulatedSMPDevice: Sendable {
     /// What the device does after a request.
-    public struct Output: Sendable, Equatable {
+    package struct Output: Sendable, Equatable {
         /// The answer frame, `nil` when the request gets none (a stalled device).
-        public var answer: [UInt8]?
+        package var answer: [UInt8]?
         /// Whether the device resets after sending the answer (OS reset).
-        public var resetsAfterAnswer: Bool
+        package var resetsAfterAnswer: Bool
     }
 
     /// The device's options.
-    public struct Configuration: Sendable, Equatable {
+    package struct Configuration: Sendable, Equatable {
         /// The size of each image slot in bytes; a padded image (`imgtool --pad`, `--confirm`) must match it.
-        public var slotSize: Int
+        package var slotSize: Int
         /// Whether the device answers MCUmgr parameters (`CONFIG_MCUMGR_GRP_OS_MCUMGR_PARAMS`; off in Zephyr, so rc 8).
-        public var answersParameters = false
+        package var answersParameters = false
         /// `CONFIG_MCUMGR_TRANSPORT_NETBUF_SIZE` and `_COUNT`, reported when ``answersParameters`` is set.
-        public var parameters = MCUmgrParameters(bufferSize: 384, bufferCount: 4)
+        package var parameters = MCUmgrParameters(bufferSize: 384, bufferCount: 4)
         /// `CONFIG_MCUMGR_GRP_IMG_UPDATABLE_IMAGE_NUMBER`: how many images the device updates (Zephyr supports 1
         /// to 3 here; the simulator any number from 1).
-        public var imageCount = 1
+        package var imageCount = 1
         /// Which slots of an image other than the running application (image 0) may be confirmed.
-        public var otherImageConfirmation = OtherImageConfirmation.any
+        package var otherImageConfirmation = OtherImageConfirmation.any
 
         /// Zephyr's `CONFIG_MCUMGR_GRP_IMG_ALLOW_CONFIRM_NON_ACTIVE_IMAGE_SECONDARY` and `_ANY`
         /// (`img_mgmt_set_next_boot_slot`): whether a confirm for image 1 or above is refused with
         /// `IMG_MGMT_ERR_IMAGE_CONFIRMATION_DENIED`.
-        public enum OtherImageConfirmation: Sendable, Equatable {
+        package enum OtherImageConfirmation: Sendable, Equatable {
             /// Both options off: every confirm of another image is refused.
             case denied
             /// `_SECONDARY`: its secondary slot may be confirmed (a permanent swap), its running slot not.
@@ -61,26 +61,26 @@ public struct SimulatedSMPDevice: Sendable {
         /// Creates a configuration.
         ///
         /// - Parameter slotSize: The slot size.
-        public init(slotSize: Int) {
+        package init(slotSize: Int) {
             self.slotSize = slotSize
         }
     }
 
     /// The device's options.
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// Every slot, image by image: image `n`'s primary (running) slot at `2n`, its secondary at `2n + 1`.
-    public private(set) var slots: [[UInt8]]
+    package private(set) var slots: [[UInt8]]
     /// Image 0's primary slot (slot 0), the running application.
-    public var primary: [UInt8] { slots[0] }
+    package var primary: [UInt8] { slots[0] }
     /// Image 0's secondary slot (slot 1), where its uploads go.
-    public var secondary: [UInt8] { slots[1] }
+    package var secondary: [UInt8] { slots[1] }
     /// Boots so far, the first power-on included.
-    public private(set) var bootCount = 1
+    package private(set) var bootCount = 1
     /// Boots that swapped a new image into a primary slot (test or permanent; one boot however many images it
     /// swapped), reverts not counted.
-    public private(set) var swapCount = 0
+    package private(set) var swapCount = 0
     /// What the device did, one line per event, for tests and `--verbose`.
-    public private(set) var log: [String] = []
+    package private(set) var log: [String] = []
 
     /// The upload in progress (`g_img_mgmt_state`), lost on reboot.
     private var upload: UploadState?
@@ -103,7 +103,7 @@ public struct SimulatedSMPDevice: Sendable {
     /// - Parameters:
     ///   - configuration: The device's options.
     ///   - running: The image in slot 0.
-    public init(configuration: Configuration, running: [UInt8]) {
+    package init(configuration: Configuration, running: [UInt8]) {
         let others = (1..<max(1, configuration.imageCount)).map { image in
             UnsignedImageBuilder.image(
                 version: MCUbootVersion(major: 0, minor: 0, revision: 1, build: 0),
@@ -117,7 +117,7 @@ public struct SimulatedSMPDevice: Sendable {
     /// - Parameters:
     ///   - configuration: The device's options; ``Configuration/imageCount`` must be `running.count`.
     ///   - running: The running image of each image number.
-    public init(configuration: Configuration, running: [[UInt8]]) {
+    package init(configuration: Configuration, running: [[UInt8]]) {
         precondition(configuration.imageCount >= 1, "a device updates at least one image")
         precondition(running.count == configuration.imageCount, "one running image per image number")
         self.configuration = configuration
@@ -136,7 +136,7 @@ public struct SimulatedSMPDevice: Sendable {
     /// - Parameters:
     ///   - id: The image-group command id.
     ///   - rc: The image-group error code to answer with.
-    public mutating func forceAnswer(toCommand id: UInt8, rc: Int) {
+    package mutating func forceAnswer(toCommand id: UInt8, rc: Int) {
         forcedAnswers.append((id, rc))
     }
 
@@ -146,7 +146,7 @@ public struct SimulatedSMPDevice: Sendable {
     ///
     /// - Parameter bytes: The request.
     /// - Returns: The answer and whether the device resets after it.
-    public mutating func receive(_ bytes: [UInt8]) -> Output {
+    package mutating func receive(_ bytes: [UInt8]) -> Output {
         guard let frame = try? SMPFrame(decoding: bytes) else {
             // Zephyr drops a request it cannot parse (smp_process_request_packet returns an error, no answer).
             log.append("dropped a malformed request of \(bytes.count) bytes")
@@ -450,7 +450,7 @@ public struct SimulatedSMPDevice: Sendable {
     // MARK: - Boot (MCUboot)
 
     /// Resets: the upload in progress is lost and MCUboot swaps each image's pair as its trailers ask.
-    public mutating func reboot() {
+    package mutating func reboot() {
         bootCount += 1
         upload = nil
         var swapped = false
@@ -492,7 +492,7 @@ public struct SimulatedSMPDevice: Sendable {
     /// For a swap (or revert), every sector of the image is moved three times
     /// (swap using scratch), at nRF52's flash timings (page erase 85 ms per 4 KiB, 41 µs per 32-bit word: nRF52832
     /// PS §4.3), image pair after image pair. Read it before ``reboot()``.
-    public var nextBootSwapDuration: Duration {
+    package var nextBootSwapDuration: Duration {
         var total = Duration.zero
         for image in 0..<configuration.imageCount {
             let type = swapType(image: image)

@@ -1,6 +1,6 @@
-public import DFUSimulator
+package import DFUSimulator
 import SMP
-public import SMPTargetAdapter
+package import SMPTargetAdapter
 import Synchronization
 
 /// An ``SMPTransport`` to a ``SimulatedSMPDevice`` over a modelled BLE link (the SMP characteristic: write without
@@ -17,8 +17,8 @@ import Synchronization
 /// `duplicate-notification@N` (an answer), `disconnect@BYTES` and `reboot@BYTES` (once the device has received
 /// that many request bytes), `stall@N` (no answers from the Nth request on, until the central disconnects),
 /// `respond@ID:RC` (the first image-group request with command ID answers with image-group RC, both hex), `mtu@N`.
-public final class SimulatedSMPTransport: SMPTransport {
-    public let clock = VirtualClock()
+package final class SimulatedSMPTransport: SMPTransport {
+    package let clock = VirtualClock()
     private let simulation: Mutex<SMPSimulation>
     private let speed: Double?
 
@@ -26,7 +26,7 @@ public final class SimulatedSMPTransport: SMPTransport {
     ///
     /// - Parameter fault: A parsed fault.
     /// - Returns: `nil` when supported, else why not.
-    public static func unsupportedReason(_ fault: Fault) -> String? {
+    package static func unsupportedReason(_ fault: Fault) -> String? {
         switch fault {
         case .dropPacket, .dropNotification, .duplicateNotification, .disconnect, .reboot, .stall, .respond, .capMTU:
             nil
@@ -43,7 +43,7 @@ public final class SimulatedSMPTransport: SMPTransport {
     ///   - link: The radio link's timing.
     ///   - faults: Faults to inject.
     ///   - speed: `nil` to run as fast as possible, else wall-clock pacing (1 = real time).
-    public init(
+    package init(
         device: SimulatedSMPDevice, link: LinkModel = LinkModel(), faults: FaultPlan = FaultPlan(), speed: Double? = nil
     ) {
         var device = device
@@ -53,24 +53,24 @@ public final class SimulatedSMPTransport: SMPTransport {
     }
 
     /// The device as it is now.
-    public var device: SimulatedSMPDevice { simulation.withLock { $0.device } }
+    package var device: SimulatedSMPDevice { simulation.withLock { $0.device } }
 
     /// Request frame bytes handed to the link so far.
-    public var requestBytes: Int { simulation.withLock { $0.requestBytesSent } }
+    package var requestBytes: Int { simulation.withLock { $0.requestBytesSent } }
 
-    public func connect(deadline: VirtualClock.Instant) async throws(SMPTransportError) -> Int {
+    package func connect(deadline: VirtualClock.Instant) async throws(SMPTransportError) -> Int {
         try await run { (simulation) throws(SMPTransportError) in try simulation.connect(deadline: deadline.offset) }
     }
 
-    public func send(_ frame: [UInt8]) async throws(SMPTransportError) {
+    package func send(_ frame: [UInt8]) async throws(SMPTransportError) {
         try await run { (simulation) throws(SMPTransportError) in try simulation.send(frame) }
     }
 
-    public func disconnect() async {
+    package func disconnect() async {
         simulation.withLock { $0.disconnect() }
     }
 
-    public func nextEvent(until deadline: VirtualClock.Instant) async throws(SMPTransportError) -> SMPTransportEvent? {
+    package func nextEvent(until deadline: VirtualClock.Instant) async throws(SMPTransportError) -> SMPTransportEvent? {
         try await run { (simulation) throws(SMPTransportError) in simulation.nextEvent(until: deadline.offset) }
     }
 

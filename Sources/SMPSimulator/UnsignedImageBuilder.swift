@@ -1,9 +1,9 @@
 import Checksums
-public import MCUbootImage
+package import MCUbootImage
 
 /// Builds hash-only MCUboot images (what `imgtool sign` without a key writes): the simulated device's own running
 /// image, and test images.
-public enum UnsignedImageBuilder {
+package enum UnsignedImageBuilder {
     /// An image with a 32-byte header, `body`, and a TLV area holding the SHA-256 TLV.
     ///
     /// - Parameters:
@@ -11,7 +11,7 @@ public enum UnsignedImageBuilder {
     ///   - body: The body.
     ///   - loadAddress: The header's load address.
     /// - Returns: The image's bytes.
-    public static func image(version: MCUbootVersion, body: [UInt8], loadAddress: UInt32 = 0) -> [UInt8] {
+    package static func image(version: MCUbootVersion, body: [UInt8], loadAddress: UInt32 = 0) -> [UInt8] {
         var header: [UInt8] = []
         func append32(_ value: UInt32) {
             for shift in [0, 8, 16, 24] { header.append(UInt8((value >> UInt32(shift)) & 0xFF)) }

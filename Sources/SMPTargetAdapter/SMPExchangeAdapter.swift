@@ -1,13 +1,13 @@
-public import SMP
+package import SMP
 
 /// The I/O shell around ``SMPExchange``: one management request (`image list`, `reset`, `echo`, …) over any
 /// ``SMPTransport``.
 ///
 /// It performs the machine's actions, feeds back what happened, and keeps the machine's timers on the transport's
 /// clock. It makes no protocol decision (style §23).
-public struct SMPExchangeAdapter<Transport: SMPTransport>: Sendable {
+package struct SMPExchangeAdapter<Transport: SMPTransport>: Sendable {
     /// How the exchange ended.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// The device answered.
         case completed(SMPExchangeResult)
         /// The machine gave up; `deviceWasReached` says whether any connection succeeded.
@@ -22,7 +22,7 @@ public struct SMPExchangeAdapter<Transport: SMPTransport>: Sendable {
     /// - Parameters:
     ///   - transport: The link.
     ///   - exchange: The machine, not started.
-    public init(transport: Transport, exchange: SMPExchange) {
+    package init(transport: Transport, exchange: SMPExchange) {
         self.transport = transport
         self.exchange = exchange
     }
@@ -31,7 +31,7 @@ public struct SMPExchangeAdapter<Transport: SMPTransport>: Sendable {
     ///
     /// - Parameter onLog: Receives lines of detail, the machine's and the transport's (a console's log lines).
     /// - Returns: The outcome.
-    public func run(onLog: (String) -> Void = { _ in }) async -> Outcome {
+    package func run(onLog: (String) -> Void = { _ in }) async -> Outcome {
         let driver = SMPMachineDriver(transport: transport, connectionFallback: .seconds(15))
         switch await driver.run(exchange, publish: { _, _ in }, log: onLog) {
         case .completed(let result): return .completed(result)

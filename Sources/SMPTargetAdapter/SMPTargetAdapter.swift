@@ -1,12 +1,12 @@
-public import SMP
+package import SMP
 
 /// The I/O shell around ``SMPUploader``.
 ///
 /// It performs the machine's actions on an ``SMPTransport``, feeds back what happened, and keeps its timers on the
 /// transport's clock. It makes no protocol decision (style §23).
-public struct SMPTargetAdapter<Transport: SMPTransport>: Sendable {
+package struct SMPTargetAdapter<Transport: SMPTransport>: Sendable {
     /// How an update ended.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// The device's state shows the image as asked.
         case completed(SMPUploadResult)
         /// The machine gave up; `deviceWasReached` says whether any connection succeeded.
@@ -14,7 +14,7 @@ public struct SMPTargetAdapter<Transport: SMPTransport>: Sendable {
     }
 
     /// What the adapter publishes while the update runs.
-    public enum Event: Sendable, Equatable {
+    package enum Event: Sendable, Equatable {
         /// Progress, with the session time it was reported at.
         case progress(SMPProgress, elapsed: Duration)
         /// A line of detail.
@@ -25,14 +25,14 @@ public struct SMPTargetAdapter<Transport: SMPTransport>: Sendable {
     private let uploader: SMPUploader
 
     /// How often a waiting adapter looks at task cancellation.
-    public static var cancellationPollInterval: Duration { .milliseconds(100) }
+    package static var cancellationPollInterval: Duration { .milliseconds(100) }
 
     /// Creates an adapter.
     ///
     /// - Parameters:
     ///   - transport: The link.
     ///   - uploader: The machine, not started.
-    public init(transport: Transport, uploader: SMPUploader) {
+    package init(transport: Transport, uploader: SMPUploader) {
         self.transport = transport
         self.uploader = uploader
     }
@@ -41,7 +41,7 @@ public struct SMPTargetAdapter<Transport: SMPTransport>: Sendable {
     ///
     /// - Parameter onEvent: Receives progress and log lines.
     /// - Returns: The outcome.
-    public func run(onEvent: (Event) -> Void) async -> Outcome {
+    package func run(onEvent: (Event) -> Void) async -> Outcome {
         let driver = SMPMachineDriver(transport: transport, connectionFallback: .seconds(30))
         let outcome = await driver.run(
             uploader,

@@ -1,4 +1,4 @@
-public import SMP
+package import SMP
 
 /// A link to one SMP server: BLE (the SMP characteristic), a serial console, or the simulator.
 ///
@@ -8,7 +8,7 @@ public import SMP
 /// Contract, as ``DFUTargetAdapter``'s `GATTTransport`: one task calls the methods one at a time; link loss comes out
 /// of ``nextEvent(until:)`` exactly once as ``SMPTransportEvent/disconnected(reason:)``, also after ``disconnect()``;
 /// a send that fails because the link dropped throws ``SMPTransportError/linkLost(_:)``.
-public protocol SMPTransport: Sendable {
+package protocol SMPTransport: Sendable {
     /// The clock the deadlines are on.
     associatedtype SessionClock: Clock where SessionClock.Duration == Duration
 
@@ -40,7 +40,7 @@ public protocol SMPTransport: Sendable {
 }
 
 /// Something the device did on its own.
-public enum SMPTransportEvent: Sendable, Equatable {
+package enum SMPTransportEvent: Sendable, Equatable {
     /// A complete answer frame.
     case frame([UInt8])
     /// The link is down.
@@ -51,7 +51,7 @@ public enum SMPTransportEvent: Sendable, Equatable {
 }
 
 /// Why a transport operation failed.
-public enum SMPTransportError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum SMPTransportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No stack, adapter, port or permission.
     case unavailable(String)
     /// The device was not found in time.
@@ -63,7 +63,7 @@ public enum SMPTransportError: Error, Sendable, Equatable, CustomStringConvertib
     /// Anything else the transport reports.
     case failed(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unavailable(let cause), .deviceNotFound(let cause), .linkLost(let cause), .timedOut(let cause),
             .failed(let cause):
@@ -72,7 +72,7 @@ public enum SMPTransportError: Error, Sendable, Equatable, CustomStringConvertib
     }
 
     /// The machine's view of the failure.
-    public var failure: SMPTransportFailure {
+    package var failure: SMPTransportFailure {
         switch self {
         case .unavailable(let cause): SMPTransportFailure(kind: .unavailable, cause: cause)
         case .deviceNotFound(let cause): SMPTransportFailure(kind: .deviceNotFound, cause: cause)

@@ -2,21 +2,21 @@
 ///
 /// Encoding escapes END (0xC0) and ESC (0xDB) and appends one END; it sends no leading END, because the SDK 15
 /// bootloader hands an empty frame to its request parser.
-public enum SLIP {
+package enum SLIP {
     /// The frame delimiter.
-    public static let end: UInt8 = 0xC0
+    package static let end: UInt8 = 0xC0
     /// The escape byte.
-    public static let escape: UInt8 = 0xDB
+    package static let escape: UInt8 = 0xDB
     /// What an escaped END becomes after ``escape``.
-    public static let escapedEnd: UInt8 = 0xDC
+    package static let escapedEnd: UInt8 = 0xDC
     /// What an escaped ESC becomes after ``escape``.
-    public static let escapedEscape: UInt8 = 0xDD
+    package static let escapedEscape: UInt8 = 0xDD
 
     /// One frame on the wire: `payload` escaped, then END.
     ///
     /// - Parameter payload: The frame's bytes.
     /// - Returns: The wire bytes.
-    public static func encode(_ payload: some Sequence<UInt8>) -> [UInt8] {
+    package static func encode(_ payload: some Sequence<UInt8>) -> [UInt8] {
         var wire: [UInt8] = []
         wire.reserveCapacity(payload.underestimatedCount + 8)
         for byte in payload {
@@ -34,7 +34,7 @@ public enum SLIP {
     ///
     /// - Parameter payload: The frame's bytes.
     /// - Returns: Wire bytes.
-    public static func encodedSize(_ payload: some Sequence<UInt8>) -> Int {
+    package static func encodedSize(_ payload: some Sequence<UInt8>) -> Int {
         payload.reduce(1) { $0 + ($1 == end || $1 == escape ? 2 : 1) }
     }
 }
@@ -43,11 +43,11 @@ public enum SLIP {
 ///
 /// A frame with a bad escape (ESC followed by anything but 0xDC or 0xDD) is dropped up to the next END, as the
 /// SDK's decoder does; so is a frame longer than ``maximumFrameSize``. Empty frames (END END) produce nothing.
-public struct SLIPDecoder: Sendable {
+package struct SLIPDecoder: Sendable {
     /// The longest frame kept, in decoded bytes.
-    public let maximumFrameSize: Int
+    package let maximumFrameSize: Int
     /// Frames dropped so far because of a bad escape or their length.
-    public private(set) var droppedFrames = 0
+    package private(set) var droppedFrames = 0
     private var frame: [UInt8] = []
     private var isEscaping = false
     private var isDiscarding = false
@@ -55,7 +55,7 @@ public struct SLIPDecoder: Sendable {
     /// Creates a decoder.
     ///
     /// - Parameter maximumFrameSize: The longest frame kept, in decoded bytes.
-    public init(maximumFrameSize: Int = 4096) {
+    package init(maximumFrameSize: Int = 4096) {
         self.maximumFrameSize = maximumFrameSize
     }
 
@@ -63,7 +63,7 @@ public struct SLIPDecoder: Sendable {
     ///
     /// - Parameter bytes: The bytes, as read.
     /// - Returns: The frames they completed, in order.
-    public mutating func feed(_ bytes: some Sequence<UInt8>) -> [[UInt8]] {
+    package mutating func feed(_ bytes: some Sequence<UInt8>) -> [[UInt8]] {
         var frames: [[UInt8]] = []
         for byte in bytes {
             if byte == SLIP.end {

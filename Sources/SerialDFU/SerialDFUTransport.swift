@@ -1,5 +1,5 @@
-public import DFUController
-public import DFUTargetAdapter
+package import DFUController
+package import DFUTargetAdapter
 import Synchronization
 
 /// Secure DFU over a serial port (SDK 15+ UART or USB CDC bootloader), presented to ``DFUTargetAdapter`` as the
@@ -14,30 +14,30 @@ import Synchronization
 ///
 /// The port is reopened on every connect: after a reset a USB CDC device re-enumerates, possibly under another
 /// name, and is found again by its USB serial number.
-public final class SerialDFUTransport: GATTTransport {
+package final class SerialDFUTransport: GATTTransport {
     /// How to reach the device.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// The device node, or a symlink to it.
-        public var path: String
+        package var path: String
         /// Line speed (the USB CDC bootloaders ignore it).
-        public var baudRate = 115_200
+        package var baudRate = 115_200
         /// RTS/CTS hardware flow control (the SDK's UART bootloader enables it).
-        public var hardwareFlowControl = false
+        package var hardwareFlowControl = false
         /// How long each ping waits for its echo before the next one.
-        public var pingInterval: Duration = .milliseconds(250)
+        package var pingInterval: Duration = .milliseconds(250)
         /// Where sysfs is, to find a re-enumerated USB device by serial number.
-        public var sysfsRoot = "/sys"
+        package var sysfsRoot = "/sys"
         /// Where the device nodes sysfs names are (`/dev`).
-        public var deviceRoot = "/dev"
+        package var deviceRoot = "/dev"
 
         /// Creates options for the port at `path`.
-        public init(path: String) {
+        package init(path: String) {
             self.path = path
         }
     }
 
     /// The frames seen on the line, for transcripts: `true` for frames the host sent.
-    public typealias FrameObserver = @Sendable (_ sent: Bool, _ frame: [UInt8]) -> Void
+    package typealias FrameObserver = @Sendable (_ sent: Bool, _ frame: [UInt8]) -> Void
 
     private struct State: Sendable {
         var port: SerialPort?
@@ -48,7 +48,7 @@ public final class SerialDFUTransport: GATTTransport {
         var deviceMTU: Int?
     }
 
-    public let clock = ContinuousClock()
+    package let clock = ContinuousClock()
     private let options: Options
     private let observer: FrameObserver?
     private let state: Mutex<State>
@@ -58,42 +58,42 @@ public final class SerialDFUTransport: GATTTransport {
     /// - Parameters:
     ///   - options: The port and its settings.
     ///   - observer: Called with every frame sent and received.
-    public init(options: Options, observer: FrameObserver? = nil) {
+    package init(options: Options, observer: FrameObserver? = nil) {
         self.options = options
         self.observer = observer
         state = Mutex(State(locator: SerialPortLocator(options)))
     }
 
     /// The port opened last: the one given, or the name the device came back under after a reset.
-    public var currentPath: String { state.withLock { $0.locator.path } }
+    package var currentPath: String { state.withLock { $0.locator.path } }
 
     /// The SLIP buffer size the device reported with Get MTU on the last connect.
-    public var deviceMTU: Int? { state.withLock { $0.deviceMTU } }
+    package var deviceMTU: Int? { state.withLock { $0.deviceMTU } }
 
     /// The data bytes per Write Object frame for a device MTU.
     ///
     /// - Parameter deviceMTU: The Get MTU answer.
     /// - Returns: Payload bytes, a multiple of 4.
-    public static func dataPerFrame(deviceMTU: Int) -> Int {
+    package static func dataPerFrame(deviceMTU: Int) -> Int {
         max(4, ((deviceMTU - 1) / 2 - 1) & ~3)
     }
 
     /// Checks that the port can be opened (and is not busy or forbidden), then closes it.
     ///
     /// - Throws: ``SerialPortError``.
-    public static func checkAccess(_ options: Options) throws(SerialPortError) {
+    package static func checkAccess(_ options: Options) throws(SerialPortError) {
         let port = try SerialPort(path: options.path, settings: options.portSettings)
         port.close()
     }
 
     /// Adafruit's 1200-baud touch: the application resets into its bootloader.
-    public static func touch(path: String, baudRate: Int) throws(SerialPortError) {
+    package static func touch(path: String, baudRate: Int) throws(SerialPortError) {
         try SerialPort.touch(path: path, baudRate: baudRate)
     }
 
     // MARK: GATTTransport
 
-    public func connect(_ request: ConnectionRequest, deadline: ContinuousClock.Instant)
+    package func connect(_ request: ConnectionRequest, deadline: ContinuousClock.Instant)
         async throws(GATTTransportError) -> GATTConnection
     {
         closePort()
@@ -136,16 +136,16 @@ public final class SerialDFUTransport: GATTTransport {
             address: request.address)
     }
 
-    public func enableNotifications(_ characteristic: DFUCharacteristic) async throws(GATTTransportError) {}
+    package func enableNotifications(_ characteristic: DFUCharacteristic) async throws(GATTTransportError) {}
 
-    public func write(_ characteristic: DFUCharacteristic, _ value: [UInt8]) async throws(GATTTransportError) {
+    package func write(_ characteristic: DFUCharacteristic, _ value: [UInt8]) async throws(GATTTransportError) {
         guard characteristic == .secureControlPoint else {
             throw .failed("serial dfu has no \(characteristic) to write")
         }
         try send(value, on: try currentPort())
     }
 
-    public func writeWithoutResponse(_ characteristic: DFUCharacteristic, _ packets: [[UInt8]])
+    package func writeWithoutResponse(_ characteristic: DFUCharacteristic, _ packets: [[UInt8]])
         async throws(GATTTransportError)
     {
         guard characteristic == .securePacket else {
@@ -161,15 +161,15 @@ public final class SerialDFUTransport: GATTTransport {
         do { try port.write(wire) } catch { throw lose(error) }
     }
 
-    public func read(_ characteristic: DFUCharacteristic) async throws(GATTTransportError) -> [UInt8] {
+    package func read(_ characteristic: DFUCharacteristic) async throws(GATTTransportError) -> [UInt8] {
         throw .failed("serial dfu has no \(characteristic) to read")
     }
 
-    public func disconnect() async {
+    package func disconnect() async {
         if closePort() { state.withLock { $0.events.append(.disconnected(reason: "port closed")) } }
     }
 
-    public func nextEvent(until deadline: ContinuousClock.Instant) async throws(GATTTransportError) -> GATTEvent? {
+    package func nextEvent(until deadline: ContinuousClock.Instant) async throws(GATTTransportError) -> GATTEvent? {
         while true {
             if let event = state.withLock({ $0.events.isEmpty ? nil : $0.events.removeFirst() }) { return event }
             guard let port = state.withLock({ $0.port }) else {

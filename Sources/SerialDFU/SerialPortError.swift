@@ -1,5 +1,5 @@
 /// Why a serial port could not be used, sorted by what the user can do about it.
-public enum SerialPortError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum SerialPortError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The path does not exist (no device plugged in, or a typo).
     case notFound(path: String)
     /// Another program holds the port (a terminal, ModemManager, another upload).
@@ -15,7 +15,7 @@ public enum SerialPortError: Error, Sendable, Equatable, CustomStringConvertible
     /// Any other system error, with the call that failed.
     case system(path: String, call: String, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .notFound(let path): "serial port '\(path)': no such device"
         case .busy(let path): "serial port '\(path)': busy (another program has it open)"

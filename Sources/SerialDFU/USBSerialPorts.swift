@@ -3,20 +3,20 @@
 #endif
 
 /// A serial port backed by a USB device, as sysfs describes it (readable without root).
-public struct USBSerialPort: Sendable, Equatable {
+package struct USBSerialPort: Sendable, Equatable {
     /// The device node, `/dev/ttyACM0`.
-    public var path: String
+    package var path: String
     /// USB vendor id.
-    public var vendorID: UInt16
+    package var vendorID: UInt16
     /// USB product id.
-    public var productID: UInt16
+    package var productID: UInt16
     /// The iSerialNumber string, when the device has one.
-    public var serialNumber: String?
+    package var serialNumber: String?
     /// The iProduct string, when the device has one.
-    public var product: String?
+    package var product: String?
 
     /// Creates a description.
-    public init(path: String, vendorID: UInt16, productID: UInt16, serialNumber: String?, product: String?) {
+    package init(path: String, vendorID: UInt16, productID: UInt16, serialNumber: String?, product: String?) {
         self.path = path
         self.vendorID = vendorID
         self.productID = productID
@@ -29,7 +29,7 @@ public struct USBSerialPort: Sendable, Equatable {
     /// 1915:521F is the Open DFU bootloader of the nRF52840 Dongle (nrfutil's `dfu_trigger.py` looks for the same
     /// pair); other 1915 products are SDK USB applications, which may offer the DFU trigger interface. 239A is
     /// Adafruit's vendor id: its bootloaders and its CircuitPython/Arduino applications (1200-baud touch).
-    public var kind: Kind? {
+    package var kind: Kind? {
         switch (vendorID, productID) {
         case (0x1915, 0x521F): .nordicBootloader
         case (0x1915, _): .nordicApplication
@@ -40,7 +40,7 @@ public struct USBSerialPort: Sendable, Equatable {
     }
 
     /// The families ``USBSerialPort/kind`` tells apart.
-    public enum Kind: String, Sendable {
+    package enum Kind: String, Sendable {
         /// The nRF52840 Dongle's Open DFU bootloader: Secure DFU over USB CDC.
         case nordicBootloader = "nordic-bootloader"
         /// A Nordic SDK application with USB CDC (the DFU trigger interface may be there).
@@ -53,20 +53,20 @@ public struct USBSerialPort: Sendable, Equatable {
 }
 
 /// Lists USB serial ports from sysfs.
-public struct USBSerialPorts: Sendable {
+package struct USBSerialPorts: Sendable {
     /// The sysfs mount, `/sys` (another root lets tests describe devices that are not plugged in).
-    public let sysfsRoot: String
+    package let sysfsRoot: String
     /// Where device nodes live, `/dev`.
-    public let deviceRoot: String
+    package let deviceRoot: String
 
     /// Creates a lister.
-    public init(sysfsRoot: String = "/sys", deviceRoot: String = "/dev") {
+    package init(sysfsRoot: String = "/sys", deviceRoot: String = "/dev") {
         self.sysfsRoot = sysfsRoot
         self.deviceRoot = deviceRoot
     }
 
     /// Every tty whose device is (a function of) a USB device, sorted by path.
-    public func all() -> [USBSerialPort] {
+    package func all() -> [USBSerialPort] {
         let classDirectory = sysfsRoot + "/class/tty"
         var ports: [USBSerialPort] = []
         for name in Self.entries(of: classDirectory) {
@@ -88,17 +88,17 @@ public struct USBSerialPorts: Sendable {
     }
 
     /// The Nordic, Adafruit and J-Link ports only.
-    public func dfuCandidates() -> [USBSerialPort] {
+    package func dfuCandidates() -> [USBSerialPort] {
         all().filter { $0.kind != nil }
     }
 
     /// The port of the device with this USB serial number now, if one is plugged in.
-    public func port(serialNumber: String) -> USBSerialPort? {
+    package func port(serialNumber: String) -> USBSerialPort? {
         all().first { $0.serialNumber == serialNumber }
     }
 
     /// The USB description of the port at `path` (following a symlink such as /dev/serial/by-id/…).
-    public func port(atPath path: String) -> USBSerialPort? {
+    package func port(atPath path: String) -> USBSerialPort? {
         let ports = all()
         if let port = ports.first(where: { $0.path == path }) { return port }
         let resolved = Self.realPath(path) ?? path

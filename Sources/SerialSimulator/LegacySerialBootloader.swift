@@ -1,5 +1,5 @@
-public import DFUSimulator
-public import SerialDFU
+package import DFUSimulator
+package import SerialDFU
 
 /// An SDK 11 (or Adafruit) legacy DFU bootloader behind the three-wire UART transport, sans-IO: HCI packets in,
 /// acknowledgements out, in virtual time.
@@ -9,32 +9,32 @@ public import SerialDFU
 /// Data the packet writes of a firmware image, Stop validation and activation. Acknowledgements are the link's
 /// own: a packet with a good header checksum and CRC is acknowledged with its sequence number + 1; a repeated
 /// sequence number is acknowledged again but not delivered twice; a damaged packet gets nothing.
-public struct LegacySerialBootloader: SerialBootloaderModel {
+package struct LegacySerialBootloader: SerialBootloaderModel {
     /// Line faults.
-    public struct LineFaults: Sendable, Equatable {
+    package struct LineFaults: Sendable, Equatable {
         /// Never acknowledge anything.
-        public var isMute = false
+        package var isMute = false
         /// Swallow the acknowledgement of these packets (1-based, counting accepted packets), once each.
-        public var droppedAcknowledgements: Set<Int> = []
+        package var droppedAcknowledgements: Set<Int> = []
         /// Vanish after this many data packets.
-        public var vanishAfterData: Int?
+        package var vanishAfterData: Int?
 
         /// No faults.
-        public init() {}
+        package init() {}
     }
 
     /// The device behind the line.
-    public private(set) var device: SimulatedDevice
+    package private(set) var device: SimulatedDevice
     /// Every packet: `> hex` for the host's HCI packets (unframed), `< hex` for acknowledgements, `# …` notes.
-    public private(set) var transcript: [String] = []
+    package private(set) var transcript: [String] = []
     /// How many times the device activated an image.
-    public private(set) var activations = 0
+    package private(set) var activations = 0
     /// When the first frame arrived, and when the last activation happened (for throughput figures).
-    public private(set) var firstFrameTime: Duration?
+    package private(set) var firstFrameTime: Duration?
     /// When the device last activated an image.
-    public private(set) var lastActivationTime: Duration?
+    package private(set) var lastActivationTime: Duration?
     /// Wire bytes received from the host.
-    public private(set) var hostBytes = 0
+    package private(set) var hostBytes = 0
     private let faults: LineFaults
     private var decoder = SLIPDecoder()
     private var lastSequence: UInt8?
@@ -46,16 +46,16 @@ public struct LegacySerialBootloader: SerialBootloaderModel {
     private var lastActivated: [[UInt8]?] = FirmwareType.allCases.map { _ in nil }
 
     /// Creates a bootloader around `device` (a legacy one).
-    public init(device: SimulatedDevice, faults: LineFaults = LineFaults()) {
+    package init(device: SimulatedDevice, faults: LineFaults = LineFaults()) {
         self.device = device
         self.faults = faults
     }
 
     /// When held-back device output is due.
-    public var nextEventTime: Duration? { device.nextEventTime }
+    package var nextEventTime: Duration? { device.nextEventTime }
 
     /// Bytes arrived from the host.
-    public mutating func receive(_ bytes: [UInt8], at time: Duration) -> SerialBootloader.Output {
+    package mutating func receive(_ bytes: [UInt8], at time: Duration) -> SerialBootloader.Output {
         var output = advance(to: time)
         hostBytes += bytes.count
         if firstFrameTime == nil { firstFrameTime = time }
@@ -89,14 +89,14 @@ public struct LegacySerialBootloader: SerialBootloaderModel {
     }
 
     /// Lets time pass.
-    public mutating func advance(to time: Duration) -> SerialBootloader.Output {
+    package mutating func advance(to time: Duration) -> SerialBootloader.Output {
         now = max(now, time)
         note(device.advance(to: now))
         return SerialBootloader.Output()
     }
 
     /// The device reset: a half-received frame is gone, and the link layer forgets the last sequence number.
-    public mutating func lineReset(_ note: String) {
+    package mutating func lineReset(_ note: String) {
         decoder = SLIPDecoder()
         lastSequence = nil
         transcript.append("# " + note)

@@ -4,11 +4,11 @@
 
 /// Serves a simulated serial bootloader (``SerialBootloader``, ``LegacySerialBootloader``) on a pseudo-terminal: the host opens the slave side (or a symlink to it) as it
 /// would open /dev/ttyACM0.
-public final class PseudoTerminalBootloader<Model: SerialLineModel> {
+package final class PseudoTerminalBootloader<Model: SerialLineModel> {
     /// The slave device, `/dev/pts/N` (a new one after each re-enumeration).
-    public private(set) var slavePath: String
+    package private(set) var slavePath: String
     /// The symlink made to it, if any (another one after a re-enumeration under the next name).
-    public private(set) var linkPath: String?
+    package private(set) var linkPath: String?
     private var master: Int32
     private var slave: Int32
     private var bootloader: Model
@@ -28,7 +28,7 @@ public final class PseudoTerminalBootloader<Model: SerialLineModel> {
     ///   - usb: The device as sysfs describes it, with a tty entry named as `linkPath`'s last component.
     ///   - reenumeration: Whether, and how, the port disappears and returns after each activation.
     /// - Throws: ``PseudoTerminalError`` naming the call that failed.
-    public init(
+    package init(
         bootloader: Model, linkPath: String?, paceBaudRate: Int?, usb: SimulatedUSBDevice? = nil,
         reenumeration: SerialReenumeration? = nil
     ) throws(PseudoTerminalError) {
@@ -126,14 +126,14 @@ public final class PseudoTerminalBootloader<Model: SerialLineModel> {
     }
 
     /// The device's state now.
-    public var state: Model { bootloader }
+    package var state: Model { bootloader }
 
     /// Serves until `shouldStop` says so or the port vanishes (a fault); then removes the link and closes.
     ///
     /// - Parameter shouldStop: Asked after every input with the bootloader's state.
     /// - Returns: Whether the port vanished because of a fault.
     /// - Throws: ``PseudoTerminalError`` when the port cannot be made again after a re-enumeration.
-    public func run(until shouldStop: (Model) -> Bool) throws(PseudoTerminalError) -> Bool {
+    package func run(until shouldStop: (Model) -> Bool) throws(PseudoTerminalError) -> Bool {
         defer { unplug() }
         var lineFreeAt = Duration.zero
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -212,15 +212,15 @@ public final class PseudoTerminalBootloader<Model: SerialLineModel> {
 }
 
 /// Why the pseudo-terminal could not be set up.
-public struct PseudoTerminalError: Error, Sendable, CustomStringConvertible {
+package struct PseudoTerminalError: Error, Sendable, CustomStringConvertible {
     /// The failure, naming the call and the path.
-    public let description: String
+    package let description: String
 }
 
 /// How the device comes back after a reset, as a USB CDC device does: its port disappears and returns.
-public struct SerialReenumeration: Sendable, Equatable {
+package struct SerialReenumeration: Sendable, Equatable {
     /// The name the port comes back under.
-    public enum Naming: String, Sendable, CaseIterable {
+    package enum Naming: String, Sendable, CaseIterable {
         /// The same name (Linux gives a returning device the lowest free ttyACM number, usually its old one).
         case same
         /// The next number (`ttyACM0`, then `ttyACM1`): another device took the old name meanwhile.
@@ -228,17 +228,17 @@ public struct SerialReenumeration: Sendable, Equatable {
     }
 
     /// The name it comes back under.
-    public var naming: Naming
+    package var naming: Naming
     /// The USB serial number it comes back with (`nil`: its own; another one plays a different board).
-    public var serialNumberAfterReset: String?
+    package var serialNumberAfterReset: String?
     /// How long after the activation the port disappears: the device answers first, then hears nothing while it
     /// resets.
-    public var delay: Duration = .milliseconds(100)
+    package var delay: Duration = .milliseconds(100)
     /// How long it stays away.
-    public var absence: Duration = .milliseconds(300)
+    package var absence: Duration = .milliseconds(300)
 
     /// Re-enumeration under `naming`.
-    public init(naming: Naming, serialNumberAfterReset: String? = nil, delay: Duration = .milliseconds(100)) {
+    package init(naming: Naming, serialNumberAfterReset: String? = nil, delay: Duration = .milliseconds(100)) {
         self.naming = naming
         self.serialNumberAfterReset = serialNumberAfterReset
         self.delay = delay

@@ -1,5 +1,5 @@
-public import DFUSimulator
-public import SerialDFU
+package import DFUSimulator
+package import SerialDFU
 
 /// A Secure DFU bootloader behind the SDK 15 serial transport, as a sans-IO state machine: SLIP bytes in, SLIP
 /// bytes out, in virtual time.
@@ -7,71 +7,71 @@ public import SerialDFU
 /// The DFU logic is ``SimulatedDevice``'s (the in-process Secure bootloader, used through its public API). This
 /// layer adds what the serial transport does itself: SLIP, Ping (`09`), Get MTU (`07`), protocol version (`00`),
 /// Write Object (`08`) frames that become packet writes, and responses sent as frames; plus the line faults.
-public struct SerialBootloader: SerialBootloaderModel {
+package struct SerialBootloader: SerialBootloaderModel {
     /// Faults that belong to the line, not to the DFU logic.
-    public struct LineFaults: Sendable, Equatable {
+    package struct LineFaults: Sendable, Equatable {
         /// Never answer anything (a device that is not in bootloader mode).
-        public var isMute = false
+        package var isMute = false
         /// Send noise, a bad SLIP escape and a frame that is no response before every response.
-        public var sendsGarbage = false
+        package var sendsGarbage = false
         /// Vanish (USB unplugged) after this many Write Object frames.
-        public var vanishAfterWrites: Int?
+        package var vanishAfterWrites: Int?
 
         /// No faults.
-        public init() {}
+        package init() {}
     }
 
     /// What one input produced.
-    public struct Output: Sendable, Equatable {
+    package struct Output: Sendable, Equatable {
         /// Bytes to send on the line.
-        public var bytes: [UInt8] = []
+        package var bytes: [UInt8] = []
         /// The port must disappear now.
-        public var vanishes = false
+        package var vanishes = false
 
         /// Creates an output (models outside this module, such as the SMP console, build their own).
         ///
         /// - Parameters:
         ///   - bytes: Bytes to send.
         ///   - vanishes: Whether the port disappears.
-        public init(bytes: [UInt8] = [], vanishes: Bool = false) {
+        package init(bytes: [UInt8] = [], vanishes: Bool = false) {
             self.bytes = bytes
             self.vanishes = vanishes
         }
     }
 
     /// The DFU device behind the line.
-    public private(set) var device: SimulatedDevice
+    package private(set) var device: SimulatedDevice
     /// The Get MTU answer: the SLIP buffer size (131 as the SDK's UART transport).
-    public let mtu: Int
+    package let mtu: Int
     /// Line faults.
-    public let faults: LineFaults
+    package let faults: LineFaults
     /// Every frame in order, `> hex` from the host and `< hex` from the device.
-    public private(set) var transcript: [String] = []
+    package private(set) var transcript: [String] = []
     /// How many times the device activated an image.
-    public private(set) var activations = 0
+    package private(set) var activations = 0
     /// When the first frame arrived, and when the last activation happened (for throughput figures).
-    public private(set) var firstFrameTime: Duration?
+    package private(set) var firstFrameTime: Duration?
     /// When the device last activated an image.
-    public private(set) var lastActivationTime: Duration?
+    package private(set) var lastActivationTime: Duration?
     /// Wire bytes received from the host.
-    public private(set) var hostBytes = 0
+    package private(set) var hostBytes = 0
     private var decoder = SLIPDecoder()
     private var writes = 0
     private var vanished = false
     private var lastActivated: [[UInt8]?] = FirmwareType.allCases.map { _ in nil }
 
     /// Creates a bootloader around `device` (a Secure DFU one).
-    public init(device: SimulatedDevice, mtu: Int = 131, faults: LineFaults = LineFaults()) {
+    package init(device: SimulatedDevice, mtu: Int = 131, faults: LineFaults = LineFaults()) {
         self.device = device
         self.mtu = mtu
         self.faults = faults
     }
 
     /// When held-back device output is due.
-    public var nextEventTime: Duration? { device.nextEventTime }
+    package var nextEventTime: Duration? { device.nextEventTime }
 
     /// Bytes arrived from the host.
-    public mutating func receive(_ bytes: [UInt8], at time: Duration) -> Output {
+    package mutating func receive(_ bytes: [UInt8], at time: Duration) -> Output {
         var output = Output()
         output.bytes = translate(device.advance(to: time))
         hostBytes += bytes.count
@@ -90,12 +90,12 @@ public struct SerialBootloader: SerialBootloaderModel {
     }
 
     /// Lets time pass; returns what the device sends meanwhile.
-    public mutating func advance(to time: Duration) -> Output {
+    package mutating func advance(to time: Duration) -> Output {
         Output(bytes: translate(device.advance(to: time)))
     }
 
     /// The device reset: a half-received frame is gone.
-    public mutating func lineReset(_ note: String) {
+    package mutating func lineReset(_ note: String) {
         decoder = SLIPDecoder()
         transcript.append("# " + note)
     }
@@ -160,14 +160,14 @@ func hexLine(_ bytes: [UInt8]) -> String {
 }
 
 /// A simulated DFU bootloader behind a serial line: a ``SerialLineModel`` with the DFU device behind it.
-public protocol SerialBootloaderModel: SerialLineModel {
+package protocol SerialBootloaderModel: SerialLineModel {
     /// The DFU device behind the line.
     var device: SimulatedDevice { get }
 }
 
 /// A simulated device behind a serial line: what ``PseudoTerminalBootloader`` serves (a DFU bootloader, or the SMP
 /// console of issue 20).
-public protocol SerialLineModel: Sendable {
+package protocol SerialLineModel: Sendable {
     /// When held-back device output is due.
     var nextEventTime: Duration? { get }
     /// Every frame so far, one line each.

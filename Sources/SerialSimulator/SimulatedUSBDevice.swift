@@ -8,20 +8,20 @@
 ///
 /// Plugging and unplugging adds and removes the tty entry; the USB device folder stays, with its current serial
 /// number.
-public struct SimulatedUSBDevice: Sendable {
+package struct SimulatedUSBDevice: Sendable {
     /// The tree's root (the stand-in for `/sys`), absolute.
-    public let sysfsRoot: String
+    package let sysfsRoot: String
     /// USB vendor id.
-    public let vendorID: UInt16
+    package let vendorID: UInt16
     /// USB product id.
-    public let productID: UInt16
+    package let productID: UInt16
     /// The iProduct string.
-    public let product: String
+    package let product: String
     /// The iSerialNumber string.
-    public private(set) var serialNumber: String
+    package private(set) var serialNumber: String
 
     /// Describes a device; nothing is written until ``plug(as:)``.
-    public init(sysfsRoot: String, vendorID: UInt16, productID: UInt16, product: String, serialNumber: String) {
+    package init(sysfsRoot: String, vendorID: UInt16, productID: UInt16, product: String, serialNumber: String) {
         // The tty entries link to the device by absolute path, as in /sys.
         var directory = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         if !sysfsRoot.hasPrefix("/"), getcwd(&directory, directory.count) != nil {
@@ -41,7 +41,7 @@ public struct SimulatedUSBDevice: Sendable {
     /// Writes the USB device and a tty entry `name` (`ttyACM0`) for it.
     ///
     /// - Throws: ``PseudoTerminalError`` naming the path that could not be written.
-    public func plug(as name: String) throws(PseudoTerminalError) {
+    package func plug(as name: String) throws(PseudoTerminalError) {
         try Self.makeDirectories(interfaceDirectory)
         try Self.write(Self.hex4(vendorID), to: deviceDirectory + "/idVendor")
         try Self.write(Self.hex4(productID), to: deviceDirectory + "/idProduct")
@@ -56,14 +56,14 @@ public struct SimulatedUSBDevice: Sendable {
     }
 
     /// Removes the tty entry `name`: the device is gone from the bus.
-    public func unplug(_ name: String) {
+    package func unplug(_ name: String) {
         let entry = sysfsRoot + "/class/tty/" + name
         unlink(entry + "/device")
         rmdir(entry)
     }
 
     /// The device comes back as another board: a new serial number at the next ``plug(as:)``.
-    public mutating func replaceSerialNumber(with serialNumber: String) {
+    package mutating func replaceSerialNumber(with serialNumber: String) {
         self.serialNumber = serialNumber
     }
 

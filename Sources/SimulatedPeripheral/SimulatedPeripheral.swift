@@ -1,6 +1,6 @@
-public import BlueZ
+package import BlueZ
 import DBus
-public import DFUSimulator
+package import DFUSimulator
 
 /// Serves one ``DFUSimulator/SimulatedDevice`` on one adapter through BlueZ: its GATT database as a GATT
 /// application (`GattManager1.RegisterApplication`) and its advertisement (`LEAdvertisingManager1`), so that a
@@ -15,7 +15,7 @@ public import DFUSimulator
 ///
 /// What it deliberately does not do: pairing, Service Changed, GAP and DIS services (bluetoothd adds those
 /// itself), or more than one link at a time.
-public final class SimulatedPeripheral: Sendable {
+package final class SimulatedPeripheral: Sendable {
     private let client: BlueZClient
     private let adapter: AdapterInfo
     private let device: SimulatedDevice
@@ -40,7 +40,7 @@ public final class SimulatedPeripheral: Sendable {
     ///   - device: The simulated device as made, not yet driven: advertising at time zero (its clock restarts
     ///     with the wall clock here; a device that is not advertising is a programmer error).
     ///   - options: MTU and `Acquire*` support.
-    public init(
+    package init(
         client: BlueZClient, adapter: AdapterInfo, device: SimulatedDevice,
         options: SimulatedPeripheralOptions = SimulatedPeripheralOptions()
     ) {
@@ -53,7 +53,7 @@ public final class SimulatedPeripheral: Sendable {
     }
 
     /// Makes ``run(onEvent:)`` unregister everything and return; callable from any thread, also from `onEvent`.
-    public func stop() {
+    package func stop() {
         continuation.yield(.stop)
     }
 
@@ -65,7 +65,7 @@ public final class SimulatedPeripheral: Sendable {
     ///   the event happened on, with the device locked, so it must return quickly and must not wait for the
     ///   peripheral.
     /// - Throws: ``BlueZTransport/BlueZError`` when BlueZ refuses a registration or the bus goes away.
-    public func run(onEvent: @escaping @Sendable (SimulatedPeripheralEvent) -> Void) async throws(BlueZError) {
+    package func run(onEvent: @escaping @Sendable (SimulatedPeripheralEvent) -> Void) async throws(BlueZError) {
         let events = try await client.events()
         let core = PeripheralCore(
             connection: client.connection, device: device, adapterPath: adapter.path, options: options,

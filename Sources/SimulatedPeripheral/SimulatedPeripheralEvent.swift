@@ -1,26 +1,26 @@
-public import BlueZ
+package import BlueZ
 import DBus
-public import DFUSimulator
+package import DFUSimulator
 
 /// How a ``SimulatedPeripheral`` presents itself to BlueZ.
-public struct SimulatedPeripheralOptions: Sendable {
+package struct SimulatedPeripheralOptions: Sendable {
     /// The ATT MTU a central is taken to ask for when it connects, and the `MTU` property before it does.
     ///
     /// BlueZ's D-Bus API does not tell a GATT server the MTU a central requested, so the simulated device
     /// negotiates against this value. 247 is what an SDK 15+ bootloader and most phones settle on.
-    public var mtu: Int
+    package var mtu: Int
     /// Whether `AcquireWrite` and `AcquireNotify` are offered (and `WriteAcquired`/`NotifyAcquired` exposed).
     ///
     /// Without them a central must use `WriteValue` and `StartNotify`; BlueZ answers its `Acquire*` calls with
     /// `org.bluez.Error.NotSupported`.
-    public var offersAcquire: Bool
+    package var offersAcquire: Bool
     /// Whether `AcquireWrite` is offered on packet characteristics too (when ``offersAcquire`` is true).
     ///
     /// Off by default: bluetoothd 5.66 can hand a GATT server the first write command it turns into an acquired
     /// socket late (after the next control-point request) or with stale bytes (testrig.md). A central's own
     /// `AcquireWrite` does not depend on it: on a real bluetoothd the central's socket is bluetoothd's. bluezoo
     /// offers a central `AcquireWrite` only when the server does, so tests of that path turn this on.
-    public var offersAcquireWrite: Bool
+    package var offersAcquireWrite: Bool
 
     /// Creates options.
     ///
@@ -28,7 +28,7 @@ public struct SimulatedPeripheralOptions: Sendable {
     ///   - mtu: The ATT MTU a central is taken to ask for (23 to 517).
     ///   - offersAcquire: Whether `AcquireNotify` (and, with `offersAcquireWrite`, `AcquireWrite`) are offered.
     ///   - offersAcquireWrite: Whether `AcquireWrite` is offered on packet characteristics.
-    public init(mtu: Int = 247, offersAcquire: Bool = true, offersAcquireWrite: Bool = false) {
+    package init(mtu: Int = 247, offersAcquire: Bool = true, offersAcquireWrite: Bool = false) {
         precondition((23...517).contains(mtu), "an ATT MTU is 23 to 517, got \(mtu)")
         self.mtu = mtu
         self.offersAcquire = offersAcquire
@@ -40,18 +40,18 @@ public struct SimulatedPeripheralOptions: Sendable {
 }
 
 /// The device as it is on the air: registered on an adapter with its GATT database and advertisement.
-public struct PeripheralRegistration: Sendable, Equatable {
+package struct PeripheralRegistration: Sendable, Equatable {
     /// The adapter that serves the device.
-    public var adapter: AdapterInfo
+    package var adapter: AdapterInfo
     /// The device's mode, the address it wants and its name.
-    public var advertisement: Advertisement
+    package var advertisement: Advertisement
     /// The advertised service UUIDs, upper case, 128-bit form.
-    public var serviceUUIDs: [String]
+    package var serviceUUIDs: [String]
     /// The characteristics of the GATT database, by role.
-    public var roles: [CharacteristicRole]
+    package var roles: [CharacteristicRole]
 
     /// Creates a registration description.
-    public init(
+    package init(
         adapter: AdapterInfo, advertisement: Advertisement, serviceUUIDs: [String], roles: [CharacteristicRole]
     ) {
         self.adapter = adapter
@@ -62,7 +62,7 @@ public struct PeripheralRegistration: Sendable, Equatable {
 }
 
 /// Something a ``SimulatedPeripheral`` did or saw, in the order it happened.
-public enum SimulatedPeripheralEvent: Sendable, Equatable {
+package enum SimulatedPeripheralEvent: Sendable, Equatable {
     /// The GATT application and the advertisement are registered: a central can find and connect to the device.
     ///
     /// Comes once at start and again after every reboot of the device.

@@ -1,5 +1,7 @@
+import BlueZ
 import BlueZTransport
 import Catalog
+import DBus
 import DFUPackage
 import DFUSigning
 import FirmwareInput

@@ -1,5 +1,7 @@
 import ArgumentParser
+import BlueZ
 import BlueZTransport
+import DBus
 import DFUController
 
 /// `nrfloader scan`: devices advertising a DFU or SMP service, through BlueZ.

@@ -1,5 +1,7 @@
 import ArgumentParser
+import BlueZ
 import BlueZTransport
+import DBus
 import DFUSimulator
 import SimulatedPeripheral
 

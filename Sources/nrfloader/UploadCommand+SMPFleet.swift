@@ -1,6 +1,8 @@
 import ArgumentParser
+import BlueZ
 import BlueZTransport
 import Checksums
+import DBus
 import DFUController
 import FleetUpload
 import FoundationEssentials

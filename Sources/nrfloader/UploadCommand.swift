@@ -1,6 +1,8 @@
 import ArgumentParser
+import BlueZ
 import BlueZTransport
 import Catalog
+import DBus
 import DFUController
 import DFUSimulator
 import DFUTargetAdapter

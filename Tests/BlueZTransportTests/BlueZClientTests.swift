@@ -1,3 +1,4 @@
+import BlueZ
 import BlueZTransport
 import DBus
 import DFUController

@@ -1,4 +1,6 @@
+import BlueZ
 import BlueZTransport
+import DBus
 import Foundation
 import TestSupport
 import Testing

@@ -1,5 +1,5 @@
 /// Builds Intel HEX text for tests: records with correct checksums unless told otherwise.
-public enum HexRecords {
+package enum HexRecords {
     /// One record line (no line end): `:LLAAAATT…CC`.
     ///
     /// - Parameters:
@@ -9,7 +9,7 @@ public enum HexRecords {
     ///   - checksum: A checksum to use instead of the correct one.
     ///   - lowercase: Whether to write lowercase digits.
     /// - Returns: The record's text.
-    public static func line(
+    package static func line(
         type: UInt8,
         offset: UInt16 = 0,
         data: [UInt8] = [],
@@ -29,38 +29,38 @@ public enum HexRecords {
     }
 
     /// A data record.
-    public static func data(_ offset: UInt16, _ bytes: [UInt8]) -> String {
+    package static func data(_ offset: UInt16, _ bytes: [UInt8]) -> String {
         line(type: 0, offset: offset, data: bytes)
     }
 
     /// An extended linear address record (type 04) for `upper << 16`.
-    public static func linear(_ upper: UInt16) -> String {
+    package static func linear(_ upper: UInt16) -> String {
         line(type: 4, data: [UInt8(upper >> 8), UInt8(upper & 0xFF)])
     }
 
     /// An extended segment address record (type 02) for `segment << 4`.
-    public static func segment(_ segment: UInt16) -> String {
+    package static func segment(_ segment: UInt16) -> String {
         line(type: 2, data: [UInt8(segment >> 8), UInt8(segment & 0xFF)])
     }
 
     /// The end-of-file record.
-    public static let endOfFile = ":00000001FF"
+    package static let endOfFile = ":00000001FF"
 
     /// Lines joined with LF and a final LF, as bytes.
-    public static func file(_ lines: [String], lineEnd: String = "\n") -> [UInt8] {
+    package static func file(_ lines: [String], lineEnd: String = "\n") -> [UInt8] {
         Array((lines.joined(separator: lineEnd) + lineEnd).utf8)
     }
 }
 
 /// A small deterministic random number generator (SplitMix64), so generated test inputs repeat for a seed.
-public struct SeededGenerator: RandomNumberGenerator, Sendable {
+package struct SeededGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    public init(seed: UInt64) {
+    package init(seed: UInt64) {
         state = seed
     }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 import Synchronization
 
 #if canImport(Glibc)
@@ -6,16 +6,16 @@ import Synchronization
 #endif
 
 /// What a finished child process left behind.
-public struct ProcessResult: Sendable {
+package struct ProcessResult: Sendable {
     /// The exit status, or 128 + the signal number if a signal ended it.
-    public var status: Int32
-    public var stdout: [UInt8]
-    public var stderr: [UInt8]
+    package var status: Int32
+    package var stdout: [UInt8]
+    package var stderr: [UInt8]
 
     /// Standard output as UTF-8 text.
-    public var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+    package var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
     /// Standard error as UTF-8 text.
-    public var stderrText: String { String(decoding: stderr, as: UTF8.self) }
+    package var stderrText: String { String(decoding: stderr, as: UTF8.self) }
 }
 
 /// Serialises pipe creation and spawning across all tests of the process (see ``ProcessRunner/start(_:_:environment:)``).
@@ -25,13 +25,13 @@ private let spawnLock = NSLock()
 ///
 /// Children are started with `posix_spawn` and an empty signal mask with default dispositions, so SIGINT and
 /// SIGTERM reach them even when the test runs on a thread that blocks signals (swift-stack.md §1, pitfall 8).
-public struct ProcessRunner: Sendable {
-    public init() {}
+package struct ProcessRunner: Sendable {
+    package init() {}
 
     /// A child that is still running.
-    public final class Running: @unchecked Sendable {
+    package final class Running: @unchecked Sendable {
         // Unchecked: the pid and descriptors are written once in `init` and only read afterwards.
-        public let pid: pid_t
+        package let pid: pid_t
         private let stdinWriter: Int32
         private let stdoutReader: Int32
         private let stderrReader: Int32
@@ -44,7 +44,7 @@ public struct ProcessRunner: Sendable {
         }
 
         /// Writes `bytes` to the child's standard input.
-        public func write(_ bytes: [UInt8]) {
+        package func write(_ bytes: [UInt8]) {
             bytes.withUnsafeBufferPointer { buffer in
                 var offset = 0
                 while offset < buffer.count {
@@ -59,7 +59,7 @@ public struct ProcessRunner: Sendable {
         private let inputClosed = Mutex(false)
 
         /// Closes the child's standard input (once; later calls do nothing).
-        public func closeInput() {
+        package func closeInput() {
             let wasClosed = inputClosed.withLock { closed in
                 defer { closed = true }
                 return closed
@@ -68,12 +68,12 @@ public struct ProcessRunner: Sendable {
         }
 
         /// Sends `signal` to the child.
-        public func send(_ signal: Int32) {
+        package func send(_ signal: Int32) {
             kill(pid, signal)
         }
 
         /// Waits for the child to end and collects its output.
-        public func wait() -> ProcessResult {
+        package func wait() -> ProcessResult {
             var stdout: [UInt8] = []
             var stderr: [UInt8] = []
             drain([(stdoutReader, 0), (stderrReader, 1)]) { index, bytes in
@@ -120,7 +120,7 @@ public struct ProcessRunner: Sendable {
     ///   - arguments: Its arguments (without argv[0]).
     ///   - environment: Variables to set on top of the current environment.
     /// - Returns: The running child.
-    public func start(
+    package func start(
         _ executable: String,
         _ arguments: [String],
         environment: [String: String] = [:]
@@ -156,7 +156,7 @@ public struct ProcessRunner: Sendable {
     /// plus `environment`, and the caller's file actions.
     ///
     /// - Returns: The child's pid, and `posix_spawn`'s result (0 on success).
-    public static func spawn(
+    package static func spawn(
         _ executable: String, _ arguments: [String], environment: [String: String],
         actions: inout posix_spawn_file_actions_t
     ) -> (pid: pid_t, result: Int32) {
@@ -189,7 +189,7 @@ public struct ProcessRunner: Sendable {
     ///   - source: The executable's path.
     ///   - destination: The copy's path.
     /// - Throws: The file system's error.
-    public static func copyExecutable(_ source: String, to destination: String) throws {
+    package static func copyExecutable(_ source: String, to destination: String) throws {
         spawnLock.lock()
         defer { spawnLock.unlock() }
         try FileManager.default.copyItem(atPath: source, toPath: destination)
@@ -203,7 +203,7 @@ public struct ProcessRunner: Sendable {
     ///   - input: Bytes for its standard input, which is then closed.
     ///   - environment: Variables to set on top of the current environment.
     /// - Returns: Its exit status and output.
-    public func run(
+    package func run(
         _ executable: String,
         _ arguments: [String],
         input: [UInt8] = [],

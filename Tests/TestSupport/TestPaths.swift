@@ -1,14 +1,14 @@
-public import Foundation
+package import Foundation
 
 /// Where things are, for tests that run the built tool or read files of the repository.
-public enum TestPaths {
+package enum TestPaths {
     /// The repository root, found from this file's path.
-    public static let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
+    package static let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// The built `nrfloader` executable beside the test bundle (SwiftPM builds it for `swift test`), or the one
     /// named by `NRFLOADER_BINARY`.
-    public static var nrfloader: String {
+    package static var nrfloader: String {
         if let override = ProcessInfo.processInfo.environment["NRFLOADER_BINARY"] { return override }
         let bundle = Bundle.main.bundleURL
         var directory = bundle.deletingLastPathComponent()
@@ -21,7 +21,7 @@ public enum TestPaths {
     }
 
     /// The absolute path of a program on `PATH`, or `nil` if it is not installed.
-    public static func which(_ program: String) -> String? {
+    package static func which(_ program: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for directory in path.split(separator: ":") {
             let candidate = "\(directory)/\(program)"
@@ -32,39 +32,39 @@ public enum TestPaths {
 }
 
 /// A fresh directory under the system's temporary directory, removed by ``remove()``.
-public struct TemporaryDirectory: Sendable {
-    public let url: URL
-    public var path: String { url.path }
+package struct TemporaryDirectory: Sendable {
+    package let url: URL
+    package var path: String { url.path }
 
-    public init() throws {
+    package init() throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("nrfloader-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
     /// The path of `name` inside the directory.
-    public func file(_ name: String) -> String {
+    package func file(_ name: String) -> String {
         url.appendingPathComponent(name).path
     }
 
     /// Writes `bytes` to `name` inside the directory and returns its path.
     @discardableResult
-    public func write(_ name: String, _ bytes: [UInt8]) throws -> String {
+    package func write(_ name: String, _ bytes: [UInt8]) throws -> String {
         let path = file(name)
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         return path
     }
 
     /// Reads `name` inside the directory.
-    public func read(_ name: String) throws -> [UInt8] {
+    package func read(_ name: String) throws -> [UInt8] {
         [UInt8](try Data(contentsOf: URL(fileURLWithPath: file(name))))
     }
 
     /// The names in the directory, sorted.
-    public func contents() throws -> [String] {
+    package func contents() throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: path).sorted()
     }
 
-    public func remove() {
+    package func remove() {
         try? FileManager.default.removeItem(at: url)
     }
 }

@@ -1,7 +1,7 @@
-public import BlueZ
-public import DBus
-public import DFUController
-public import DFUTargetAdapter
+package import BlueZ
+package import DBus
+package import DFUController
+package import DFUTargetAdapter
 import Synchronization
 
 /// The DFU engine's transport over BlueZ: finds the device by scanning, connects, maps the DFU characteristics by
@@ -25,11 +25,11 @@ import Synchronization
 /// (``LinkCharacteristic/smp``), and ``enableNotifications(on:)``, ``writeWithoutResponse(to:_:)`` and
 /// ``nextLinkEvent(until:)`` work on it (`SMPBlueZ` frames SMP on top). As a `GATTTransport` it refuses a device that
 /// offers SMP but no nRF5 DFU, naming both.
-public final class BlueZGATTTransport: GATTTransport {
+package final class BlueZGATTTransport: GATTTransport {
     /// How the transport behaves.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// Use an `AcquireWrite` socket for write commands where BlueZ offers one (else `WriteValue` calls only).
-        public var usesAcquiredSockets = true
+        package var usesAcquiredSockets = true
         /// Take notifications through an `AcquireNotify` socket (with ``usesAcquiredSockets``) instead of
         /// `StartNotify`.
         ///
@@ -41,47 +41,47 @@ public final class BlueZGATTTransport: GATTTransport {
         /// 476ae809a, fixed in 5.84; Tests/VM/README.md). `StartNotify` answers such a failure and cleans up. A
         /// notification through `PropertiesChanged` costs one more D-Bus hop, nothing against the 30-50 ms
         /// connection interval it waited for.
-        public var usesAcquiredNotify = false
+        package var usesAcquiredNotify = false
         /// Connection attempts per ``connect(_:deadline:)`` (each: scan, `Connect`, service resolution).
-        public var connectionAttempts = 3
+        package var connectionAttempts = 3
         /// How long the first connection may wait for the device to appear, when longer than the engine's
         /// connection deadline (`upload --wait`).
-        public var firstSearchTimeout: Duration?
+        package var firstSearchTimeout: Duration?
         /// The longest a single write, read or subscription may take (BlueZ's ATT timeout is 30 s).
-        public var operationTimeout: Duration = .seconds(35)
+        package var operationTimeout: Duration = .seconds(35)
         /// The pause before the second connection attempt; each later attempt waits one more of these.
-        public var retryDelay: Duration = .milliseconds(500)
+        package var retryDelay: Duration = .milliseconds(500)
         /// The longest BlueZ may take to resolve services after connecting, when the deadline leaves that much for
         /// every attempt still to come.
-        public var serviceResolutionTimeout: Duration = .seconds(20)
+        package var serviceResolutionTimeout: Duration = .seconds(20)
         /// How often discovery is stopped and started again while the device has not been seen.
         ///
         /// Default 1 s. btvirt 5.66 advertises once per scan start, and Debian 12's kernel drops that report when
         /// it arrives before the kernel marks discovery as started (`mgmt_device_found` checks
         /// `hci_discovery_active`, still false in `DISCOVERY_STARTING`): 8 of 42 starts on the real-bluetoothd tier,
         /// more under load. Each start is one more chance; a real device's advertisements are seen within a window.
-        public var discoveryRestartInterval: Duration = .seconds(1)
+        package var discoveryRestartInterval: Duration = .seconds(1)
         /// How often the device's properties are re-read while waiting for its services: a missed signal costs
         /// this, not the deadline.
-        public var propertyPollInterval: Duration = .seconds(1)
+        package var propertyPollInterval: Duration = .seconds(1)
 
         /// The defaults: acquired sockets, 3 attempts, no extra wait.
-        public init() {}
+        package init() {}
     }
 
     /// Which I/O path a connection uses, for reports.
-    public struct Paths: Sendable, Equatable {
+    package struct Paths: Sendable, Equatable {
         /// Packets go through an `AcquireWrite` socket.
-        public var acquiredWrite: Bool
+        package var acquiredWrite: Bool
         /// Notifications come through `AcquireNotify` sockets.
-        public var acquiredNotify: Bool
+        package var acquiredNotify: Bool
     }
 
-    public let clock = ContinuousClock()
+    package let clock = ContinuousClock()
     /// The BlueZ client.
-    public let client: BlueZClient
+    package let client: BlueZClient
     /// The adapter the transport scans and connects with.
-    public let adapter: AdapterInfo
+    package let adapter: AdapterInfo
     private let options: Options
     private let state: Mutex<State>
     private let events = EventQueue<LinkEvent>()
@@ -145,7 +145,7 @@ public final class BlueZGATTTransport: GATTTransport {
     ///   - options: The transport's behaviour.
     /// - Returns: The transport, already following BlueZ's object signals.
     /// - Throws: ``BlueZError`` when BlueZ cannot be reached.
-    public static func open(
+    package static func open(
         client: BlueZClient, adapter: AdapterInfo, options: Options = Options()
     ) async throws(BlueZError) -> BlueZGATTTransport {
         let stream = try await client.events()
@@ -163,11 +163,11 @@ public final class BlueZGATTTransport: GATTTransport {
     }
 
     /// The I/O paths of the latest connection.
-    public var paths: Paths { state.withLock { $0.paths } }
+    package var paths: Paths { state.withLock { $0.paths } }
 
     // MARK: GATTTransport
 
-    public func connect(_ request: ConnectionRequest, deadline: ContinuousClock.Instant)
+    package func connect(_ request: ConnectionRequest, deadline: ContinuousClock.Instant)
         async throws(GATTTransportError)
         -> GATTConnection
     {
@@ -192,7 +192,7 @@ public final class BlueZGATTTransport: GATTTransport {
     ///   - deadline: When to give up.
     /// - Returns: The connection.
     /// - Throws: `GATTTransportError`.
-    public func connectLink(_ request: ConnectionRequest, deadline: ContinuousClock.Instant)
+    package func connectLink(_ request: ConnectionRequest, deadline: ContinuousClock.Instant)
         async throws(GATTTransportError) -> LinkConnection
     {
         try await detached { try await self.connectNow(request, deadline: deadline) }
@@ -231,7 +231,7 @@ public final class BlueZGATTTransport: GATTTransport {
         }
     }
 
-    public func enableNotifications(_ characteristic: DFUCharacteristic) async throws(GATTTransportError) {
+    package func enableNotifications(_ characteristic: DFUCharacteristic) async throws(GATTTransportError) {
         try await enableNotifications(on: .dfu(characteristic))
     }
 
@@ -241,7 +241,7 @@ public final class BlueZGATTTransport: GATTTransport {
     /// - Parameter characteristic: The characteristic.
     /// - Throws: `GATTTransportError`; `unavailable` when bluetoothd still holds the characteristic for an
     ///   `AcquireNotify` whose descriptor write failed (it refuses every subscription until it restarts).
-    public func enableNotifications(on characteristic: LinkCharacteristic) async throws(GATTTransportError) {
+    package func enableNotifications(on characteristic: LinkCharacteristic) async throws(GATTTransportError) {
         try await detached { try await self.enableNotificationsNow(characteristic) }
     }
 
@@ -322,7 +322,7 @@ public final class BlueZGATTTransport: GATTTransport {
             + "restart bluetooth ('sudo systemctl restart bluetooth') and try again"
     }
 
-    public func write(_ characteristic: DFUCharacteristic, _ value: [UInt8]) async throws(GATTTransportError) {
+    package func write(_ characteristic: DFUCharacteristic, _ value: [UInt8]) async throws(GATTTransportError) {
         try await detached { try await self.writeNow(.dfu(characteristic), value) }
     }
 
@@ -342,7 +342,7 @@ public final class BlueZGATTTransport: GATTTransport {
         }
     }
 
-    public func writeWithoutResponse(_ characteristic: DFUCharacteristic, _ packets: [[UInt8]])
+    package func writeWithoutResponse(_ characteristic: DFUCharacteristic, _ packets: [[UInt8]])
         async throws(GATTTransportError)
     {
         try await writeWithoutResponse(to: .dfu(characteristic), packets)
@@ -355,7 +355,7 @@ public final class BlueZGATTTransport: GATTTransport {
     ///   - characteristic: The characteristic.
     ///   - packets: The values, each at most ATT MTU − 3 bytes.
     /// - Throws: `GATTTransportError`.
-    public func writeWithoutResponse(to characteristic: LinkCharacteristic, _ packets: [[UInt8]])
+    package func writeWithoutResponse(to characteristic: LinkCharacteristic, _ packets: [[UInt8]])
         async throws(GATTTransportError)
     {
         try await detached { try await self.writeWithoutResponseNow(characteristic, packets) }
@@ -395,7 +395,7 @@ public final class BlueZGATTTransport: GATTTransport {
         }
     }
 
-    public func read(_ characteristic: DFUCharacteristic) async throws(GATTTransportError) -> [UInt8] {
+    package func read(_ characteristic: DFUCharacteristic) async throws(GATTTransportError) -> [UInt8] {
         try await detached { try await self.readNow(.dfu(characteristic)) }
     }
 
@@ -419,7 +419,7 @@ public final class BlueZGATTTransport: GATTTransport {
         }
     }
 
-    public func disconnect() async {
+    package func disconnect() async {
         await Task {
             let path = self.state.withLock { state -> String? in
                 guard let session = state.session, session.isUp else { return nil }
@@ -434,7 +434,7 @@ public final class BlueZGATTTransport: GATTTransport {
         }.value
     }
 
-    public func nextEvent(until deadline: ContinuousClock.Instant) async throws(GATTTransportError) -> GATTEvent? {
+    package func nextEvent(until deadline: ContinuousClock.Instant) async throws(GATTTransportError) -> GATTEvent? {
         while let event = await events.next(until: deadline) {
             switch event {
             case .notification(.dfu(let role), let value): return .notification(role, value)
@@ -452,7 +452,7 @@ public final class BlueZGATTTransport: GATTTransport {
     ///
     /// - Parameter deadline: When to stop waiting.
     /// - Returns: The event, or `nil` at the deadline or when the task was cancelled.
-    public func nextLinkEvent(until deadline: ContinuousClock.Instant) async -> LinkEvent? {
+    package func nextLinkEvent(until deadline: ContinuousClock.Instant) async -> LinkEvent? {
         await events.next(until: deadline)
     }
 

@@ -1,4 +1,4 @@
-public import DFUController
+package import DFUController
 
 /// A characteristic ``BlueZGATTTransport`` maps on a connected device: one of the nRF5 DFU roles, or the SMP
 /// (MCUmgr) characteristic of an nRF Connect SDK / Zephyr device.
@@ -6,7 +6,7 @@ public import DFUController
 /// The DFU engine sees only the ``dfu(_:)`` ones (through `GATTTransport`); an SMP link (`SMPBlueZ`) uses ``smp``
 /// through the transport's link-level methods. Both go through one connection logic: discovery restarts, the
 /// adapter's connection gate, service resolution and link loss reported once.
-public enum LinkCharacteristic: Sendable, Hashable, CustomStringConvertible {
+package enum LinkCharacteristic: Sendable, Hashable, CustomStringConvertible {
     /// An nRF5 DFU characteristic.
     case dfu(DFUCharacteristic)
     /// SMP's characteristic, DA2E7828-FBCE-4E01-AE9E-261174997C48: requests by write without response, answers by
@@ -14,15 +14,15 @@ public enum LinkCharacteristic: Sendable, Hashable, CustomStringConvertible {
     case smp
 
     /// The SMP service, 8D53DC1D-1DB7-4CD3-868B-8A527460AA84 (Zephyr `smp_bt.c`), upper case.
-    public static let smpServiceUUID = "8D53DC1D-1DB7-4CD3-868B-8A527460AA84"
+    package static let smpServiceUUID = "8D53DC1D-1DB7-4CD3-868B-8A527460AA84"
     /// The SMP characteristic, DA2E7828-FBCE-4E01-AE9E-261174997C48 (Zephyr `smp_bt.c`), upper case.
-    public static let smpCharacteristicUUID = "DA2E7828-FBCE-4E01-AE9E-261174997C48"
+    package static let smpCharacteristicUUID = "DA2E7828-FBCE-4E01-AE9E-261174997C48"
 
     /// Every characteristic the transport knows.
-    public static var allCases: [LinkCharacteristic] { DFUCharacteristic.allCases.map { .dfu($0) } + [.smp] }
+    package static var allCases: [LinkCharacteristic] { DFUCharacteristic.allCases.map { .dfu($0) } + [.smp] }
 
     /// The characteristic's 128-bit UUID, upper case.
-    public var uuid: String {
+    package var uuid: String {
         switch self {
         case .dfu(let role): role.uuid
         case .smp: Self.smpCharacteristicUUID
@@ -32,7 +32,7 @@ public enum LinkCharacteristic: Sendable, Hashable, CustomStringConvertible {
     /// The characteristic with this UUID (any case), if the transport knows it.
     ///
     /// - Parameter uuid: A characteristic UUID as BlueZ reports it.
-    public init?(uuid: String) {
+    package init?(uuid: String) {
         let wanted = uuid.uppercased()
         guard let match = Self.allCases.first(where: { $0.uuid == wanted }) else { return nil }
         self = match
@@ -49,7 +49,7 @@ public enum LinkCharacteristic: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The role's name: `securePacket`, or `smp`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .dfu(let role): role.description
         case .smp: "smp"
@@ -58,7 +58,7 @@ public enum LinkCharacteristic: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Something the device did on a link, as ``BlueZGATTTransport/nextLinkEvent(until:)`` reports it.
-public enum LinkEvent: Sendable, Equatable {
+package enum LinkEvent: Sendable, Equatable {
     /// A notification or indication on a characteristic.
     case notification(LinkCharacteristic, [UInt8])
     /// The link is down, once per connection; `reason` is the transport's wording.
@@ -66,13 +66,13 @@ public enum LinkEvent: Sendable, Equatable {
 }
 
 /// A connection as ``BlueZGATTTransport/connectLink(_:deadline:)`` found it.
-public struct LinkConnection: Sendable, Equatable {
+package struct LinkConnection: Sendable, Equatable {
     /// The ATT MTU in effect: from the `AcquireWrite` socket when there is one, else BlueZ's `MTU` property, else 23.
-    public var mtu: Int
+    package var mtu: Int
     /// The characteristics the transport knows that the device offers.
-    public var characteristics: Set<LinkCharacteristic>
+    package var characteristics: Set<LinkCharacteristic>
     /// The address the transport connected to.
-    public var address: BluetoothAddress
+    package var address: BluetoothAddress
 
     /// Creates a connection description.
     ///
@@ -80,14 +80,14 @@ public struct LinkConnection: Sendable, Equatable {
     ///   - mtu: The ATT MTU.
     ///   - characteristics: The characteristics found.
     ///   - address: The device's address.
-    public init(mtu: Int, characteristics: Set<LinkCharacteristic>, address: BluetoothAddress) {
+    package init(mtu: Int, characteristics: Set<LinkCharacteristic>, address: BluetoothAddress) {
         self.mtu = mtu
         self.characteristics = characteristics
         self.address = address
     }
 
     /// The DFU characteristics among them.
-    public var dfuCharacteristics: Set<DFUCharacteristic> {
+    package var dfuCharacteristics: Set<DFUCharacteristic> {
         Set(
             characteristics.compactMap { characteristic in
                 if case .dfu(let role) = characteristic { role } else { nil }
@@ -95,5 +95,5 @@ public struct LinkConnection: Sendable, Equatable {
     }
 
     /// Whether the device offers SMP.
-    public var offersSMP: Bool { characteristics.contains(.smp) }
+    package var offersSMP: Bool { characteristics.contains(.smp) }
 }

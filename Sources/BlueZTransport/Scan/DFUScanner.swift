@@ -1,10 +1,10 @@
-public import BlueZ
-public import DFUController
+package import BlueZ
+package import DFUController
 
 /// A device seen advertising during a scan.
-public struct ScannedDevice: Sendable, Equatable {
+package struct ScannedDevice: Sendable, Equatable {
     /// Which firmware update protocol a device's advertisement offers.
-    public enum DFUService: String, Sendable, Hashable, CaseIterable {
+    package enum DFUService: String, Sendable, Hashable, CaseIterable {
         /// Secure DFU (service 0xFE59): a Secure bootloader, or an application with buttonless DFU.
         case secure
         /// Legacy DFU (service 0x1530 of Nordic's base UUID): a legacy bootloader or application.
@@ -14,11 +14,11 @@ public struct ScannedDevice: Sendable, Equatable {
         case smp
     }
 
-    public var address: BluetoothAddress
-    public var name: String?
-    public var rssi: Int?
+    package var address: BluetoothAddress
+    package var name: String?
+    package var rssi: Int?
     /// The update services in the advertisement; empty for a device without any (listed with `--all` only).
-    public var services: Set<DFUService>
+    package var services: Set<DFUService>
 
     /// The UUIDs that mark each update service in an advertisement, lowercase as BlueZ reports them.
     static let serviceUUIDs: [(DFUService, String)] = [
@@ -42,7 +42,7 @@ public struct ScannedDevice: Sendable, Equatable {
 /// Devices are reported when BlueZ sees an advertisement during the scan (`InterfacesAdded`, or an `RSSI` change of
 /// a device it already knew): a device object BlueZ kept from an earlier scan is not reported until it advertises
 /// again, so a device that went away is never listed.
-public struct DFUScanner: Sendable {
+package struct DFUScanner: Sendable {
     private let client: BlueZClient
     private let restartInterval: Duration
 
@@ -53,7 +53,7 @@ public struct DFUScanner: Sendable {
     ///   - restartInterval: How often discovery is stopped and started again during a scan (as a connection's
     ///     search does, `BlueZGATTTransport.Options.discoveryRestartInterval`: each start is a chance to get
     ///     btvirt's one advertisement, which the kernel may drop).
-    public init(client: BlueZClient, restartInterval: Duration = .seconds(1)) {
+    package init(client: BlueZClient, restartInterval: Duration = .seconds(1)) {
         self.client = client
         self.restartInterval = restartInterval
     }
@@ -67,7 +67,7 @@ public struct DFUScanner: Sendable {
     ///   - minimumRSSI: Report only devices at least this strong.
     ///   - onDevice: Called for each new device as it is found.
     /// - Throws: ``BlueZError``.
-    public func scan(
+    package func scan(
         adapter: AdapterInfo,
         duration: Duration,
         includeAll: Bool = false,

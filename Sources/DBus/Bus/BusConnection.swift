@@ -4,10 +4,10 @@
 /// hand it jobs and await their results, so nothing on the Swift cooperative pool blocks or touches libdbus.
 ///
 /// The connection closes when ``close()`` is called or when the last reference goes away.
-public final class BusConnection: Sendable {
+package final class BusConnection: Sendable {
     private let loop: ConnectionLoop
     /// The connection's unique name on the bus (`:1.42`).
-    public let uniqueName: String
+    package let uniqueName: String
 
     private init(loop: ConnectionLoop, uniqueName: String) {
         self.loop = loop
@@ -23,7 +23,7 @@ public final class BusConnection: Sendable {
     /// - Parameter address: ``BusAddress/system`` (honouring `DBUS_SYSTEM_BUS_ADDRESS`) or an explicit address.
     /// - Returns: The open connection.
     /// - Throws: ``DBusError/connectionFailed(name:message:)``.
-    public static func open(_ address: BusAddress) async throws(DBusError) -> BusConnection {
+    package static func open(_ address: BusAddress) async throws(DBusError) -> BusConnection {
         let loop = ConnectionLoop()
         let result: Result<String, DBusError> = await withCheckedContinuation { continuation in
             loop.start { loop in
@@ -39,7 +39,7 @@ public final class BusConnection: Sendable {
     }
 
     /// Closes the connection: calls in flight fail with ``DBusError/disconnected``, signal streams end.
-    public func close() {
+    package func close() {
         loop.shutDown()
     }
 
@@ -58,7 +58,7 @@ public final class BusConnection: Sendable {
     /// - Returns: The reply's values.
     /// - Throws: ``DBusError``: an error reply with its name and message, a timeout, cancellation, a lost
     ///   connection, or an argument that cannot be sent.
-    public func call(
+    package func call(
         destination: String?,
         path: String,
         interface: String?,
@@ -98,7 +98,7 @@ public final class BusConnection: Sendable {
     ///   - timeout: How long to wait for each reply.
     /// - Returns: Each call's reply, in order.
     /// - Throws: The first failure in call order (the other calls were still sent).
-    public func callInOrder(
+    package func callInOrder(
         destination: String?,
         path: String,
         interface: String?,
@@ -147,7 +147,7 @@ public final class BusConnection: Sendable {
     ///     latest value is enough.
     /// - Returns: The signals.
     /// - Throws: ``DBusError`` when the bus refuses the rule or the connection is gone.
-    public func signals(
+    package func signals(
         matching rule: DBusMatchRule,
         bufferingPolicy: AsyncStream<DBusSignal>.Continuation.BufferingPolicy = .unbounded
     ) async throws(DBusError) -> AsyncStream<DBusSignal> {
@@ -172,7 +172,7 @@ public final class BusConnection: Sendable {
     /// - Parameter name: The name (`org.bluez` in a test that plays BlueZ).
     /// - Throws: ``DBusError``; ``DBusError/errorReply(name:message:)`` with `org.freedesktop.DBus.Error.Failed`
     ///   when the name is taken.
-    public func requestName(_ name: String) async throws(DBusError) {
+    package func requestName(_ name: String) async throws(DBusError) {
         // DBUS_NAME_FLAG_DO_NOT_QUEUE.
         let reply = try await call(
             destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
@@ -193,7 +193,7 @@ public final class BusConnection: Sendable {
     ///   - path: The object path.
     ///   - handler: Answers each call.
     /// - Throws: ``DBusError`` when the path is taken or invalid, or the connection is gone.
-    public func export(
+    package func export(
         path: String,
         handler: @escaping @Sendable (DBusMethodCall) -> DBusMethodReply
     ) async throws(DBusError) {
@@ -203,7 +203,7 @@ public final class BusConnection: Sendable {
     /// Stops exporting an object.
     ///
     /// - Parameter path: The object path.
-    public func unexport(path: String) async {
+    package func unexport(path: String) async {
         _ = try? await perform { loop in
             loop.unexport(path: path)
             return nil
@@ -218,7 +218,7 @@ public final class BusConnection: Sendable {
     ///   - member: Its name.
     ///   - arguments: Its arguments.
     /// - Throws: ``DBusError`` when an argument cannot be sent or the connection is gone.
-    public func emitSignal(
+    package func emitSignal(
         path: String, interface: String, member: String, arguments: [DBusValue]
     ) async throws(DBusError) {
         try await perform { loop in loop.emit(path: path, interface: interface, member: member, arguments: arguments) }
@@ -232,7 +232,7 @@ public final class BusConnection: Sendable {
     /// - Parameters:
     ///   - id: The call's ``DBusMethodCall/id``.
     ///   - reply: The answer; ``DBusMethodReply/deferred`` keeps it waiting.
-    public func reply(toCall id: UInt64, with reply: DBusMethodReply) {
+    package func reply(toCall id: UInt64, with reply: DBusMethodReply) {
         loop.enqueue { loop in loop.answerDeferred(id, with: reply) }
     }
 
@@ -246,7 +246,7 @@ public final class BusConnection: Sendable {
     ///   - interface: Its interface.
     ///   - member: Its name.
     ///   - arguments: Its arguments.
-    public func post(path: String, interface: String, member: String, arguments: [DBusValue]) {
+    package func post(path: String, interface: String, member: String, arguments: [DBusValue]) {
         loop.enqueue { loop in
             _ = loop.emit(path: path, interface: interface, member: member, arguments: arguments)
         }

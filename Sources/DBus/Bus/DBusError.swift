@@ -1,5 +1,5 @@
 /// Why a D-Bus operation failed.
-public enum DBusError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum DBusError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The bus could not be reached: `name` and `message` are libdbus's (for example
     /// `org.freedesktop.DBus.Error.FileNotFound` when no daemon listens at the address).
     case connectionFailed(name: String, message: String)
@@ -15,7 +15,7 @@ public enum DBusError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidArgument(String)
 
     /// The D-Bus error name, when the failure has one.
-    public var name: String? {
+    package var name: String? {
         switch self {
         case .connectionFailed(let name, _), .errorReply(let name, _): name
         case .disconnected: "org.freedesktop.DBus.Error.Disconnected"
@@ -24,7 +24,7 @@ public enum DBusError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .connectionFailed(let name, let message): "cannot connect to the d-bus bus: \(message) (\(name))"
         case .disconnected: "the d-bus connection is closed"
@@ -36,20 +36,20 @@ public enum DBusError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Well-known error names of the bus itself.
-    public enum Names {
+    package enum Names {
         /// No process owns the destination name.
-        public static let serviceUnknown = "org.freedesktop.DBus.Error.ServiceUnknown"
+        package static let serviceUnknown = "org.freedesktop.DBus.Error.ServiceUnknown"
         /// The name has no owner (GetNameOwner).
-        public static let nameHasNoOwner = "org.freedesktop.DBus.Error.NameHasNoOwner"
+        package static let nameHasNoOwner = "org.freedesktop.DBus.Error.NameHasNoOwner"
         /// The bus policy refused the message.
-        public static let accessDenied = "org.freedesktop.DBus.Error.AccessDenied"
+        package static let accessDenied = "org.freedesktop.DBus.Error.AccessDenied"
         /// The object has no such method.
-        public static let unknownMethod = "org.freedesktop.DBus.Error.UnknownMethod"
+        package static let unknownMethod = "org.freedesktop.DBus.Error.UnknownMethod"
         /// No object at the path.
-        public static let unknownObject = "org.freedesktop.DBus.Error.UnknownObject"
+        package static let unknownObject = "org.freedesktop.DBus.Error.UnknownObject"
         /// The arguments do not fit the method.
-        public static let invalidArgs = "org.freedesktop.DBus.Error.InvalidArgs"
+        package static let invalidArgs = "org.freedesktop.DBus.Error.InvalidArgs"
         /// Generic failure.
-        public static let failed = "org.freedesktop.DBus.Error.Failed"
+        package static let failed = "org.freedesktop.DBus.Error.Failed"
     }
 }

@@ -1,5 +1,5 @@
 /// Which bus to connect to.
-public enum BusAddress: Sendable, Hashable {
+package enum BusAddress: Sendable, Hashable {
     /// The system bus: `DBUS_SYSTEM_BUS_ADDRESS` if set, else libdbus's default socket. BlueZ lives here.
     case system
     /// A bus at an explicit address such as `unix:path=/tmp/x/bus` (tests run a private daemon each).
@@ -7,40 +7,40 @@ public enum BusAddress: Sendable, Hashable {
 }
 
 /// A signal received from the bus.
-public struct DBusSignal: Sendable, Hashable {
+package struct DBusSignal: Sendable, Hashable {
     /// The unique name (`:1.42`) of the connection that sent it.
-    public var sender: String
+    package var sender: String
     /// The object it concerns.
-    public var path: String
+    package var path: String
     /// Its interface.
-    public var interface: String
+    package var interface: String
     /// Its name.
-    public var member: String
+    package var member: String
     /// Its arguments.
-    public var arguments: [DBusValue]
+    package var arguments: [DBusValue]
 }
 
 /// A method call that arrived at an object this connection exports.
-public struct DBusMethodCall: Sendable, Hashable {
+package struct DBusMethodCall: Sendable, Hashable {
     /// The caller's unique name.
-    public var sender: String?
+    package var sender: String?
     /// The object called.
-    public var path: String
+    package var path: String
     /// The interface named by the caller, if it named one.
-    public var interface: String?
+    package var interface: String?
     /// The method.
-    public var member: String
+    package var member: String
     /// The arguments.
     ///
     /// Unix fds in them are closed after the handler returns; duplicate one to keep it.
-    public var arguments: [DBusValue]
+    package var arguments: [DBusValue]
     /// Identifies the call for a later ``BusConnection/reply(toCall:with:)`` when the handler answered
     /// ``DBusMethodReply/deferred``.
-    public var id: UInt64
+    package var id: UInt64
 }
 
 /// What an exported object answers to a ``DBusMethodCall``.
-public enum DBusMethodReply: Sendable, Hashable {
+package enum DBusMethodReply: Sendable, Hashable {
     /// A method return with these values.
     case returning([DBusValue])
     /// An error reply with this name (such as `org.bluez.Error.NotPermitted`) and message.
@@ -54,22 +54,22 @@ public enum DBusMethodReply: Sendable, Hashable {
 ///
 /// Every field left `nil` matches anything. The bus filters by the rule, and the connection filters again so
 /// that each subscription sees only its own signals.
-public struct DBusMatchRule: Sendable, Hashable, CustomStringConvertible {
+package struct DBusMatchRule: Sendable, Hashable, CustomStringConvertible {
     /// A unique name (`:1.5`) or a well-known name (`org.bluez`), tracked to its current owner.
-    public var sender: String?
+    package var sender: String?
     /// Exactly this object path.
-    public var path: String?
+    package var path: String?
     /// This object path or one below it.
-    public var pathNamespace: String?
+    package var pathNamespace: String?
     /// The signal's interface.
-    public var interface: String?
+    package var interface: String?
     /// The signal's name.
-    public var member: String?
+    package var member: String?
     /// The first argument, which must be a string equal to this.
-    public var arg0: String?
+    package var arg0: String?
 
     /// Creates a rule.
-    public init(
+    package init(
         sender: String? = nil,
         path: String? = nil,
         pathNamespace: String? = nil,
@@ -86,7 +86,7 @@ public struct DBusMatchRule: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The rule in the bus's text form: `type='signal',sender='org.bluez',member='InterfacesAdded'`.
-    public var description: String {
+    package var description: String {
         var parts = ["type='signal'"]
         let fields: [(String, String?)] = [
             ("sender", sender), ("path", path), ("path_namespace", pathNamespace), ("interface", interface),

@@ -2,7 +2,7 @@
 ///
 /// Arrays and dictionaries carry their element types so that empty ones can still be written (the wire needs
 /// the element signature even when there are no elements).
-public indirect enum DBusType: Sendable, Hashable, CustomStringConvertible {
+package indirect enum DBusType: Sendable, Hashable, CustomStringConvertible {
     case byte, bool, int16, uint16, int32, uint32, int64, uint64, double
     case string, objectPath, signature, unixFD, variant
     /// `aT`.
@@ -13,7 +13,7 @@ public indirect enum DBusType: Sendable, Hashable, CustomStringConvertible {
     case structure([DBusType])
 
     /// The type's signature: `a{sv}`.
-    public var signature: String {
+    package var signature: String {
         switch self {
         case .byte: "y"
         case .bool: "b"
@@ -36,7 +36,7 @@ public indirect enum DBusType: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether the type is basic (allowed as a dictionary key).
-    public var isBasic: Bool {
+    package var isBasic: Bool {
         switch self {
         case .byte, .bool, .int16, .uint16, .int32, .uint32, .int64, .uint64, .double, .string, .objectPath,
             .signature, .unixFD:
@@ -46,14 +46,14 @@ public indirect enum DBusType: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String { signature }
+    package var description: String { signature }
 
     /// Parses a signature that holds exactly one complete type.
     ///
     /// Fails when the text is not exactly one valid complete type.
     ///
     /// - Parameter signature: For example `a{sv}`.
-    public init?(signature: String) {
+    package init?(signature: String) {
         var parser = SignatureParser(Array(signature.utf8))
         guard let type = parser.parseType(), parser.isAtEnd else { return nil }
         self = type
@@ -63,7 +63,7 @@ public indirect enum DBusType: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - Parameter signature: For example `oa{sv}`.
     /// - Returns: The types, or `nil` when the text is not a valid signature.
-    public static func types(inSignature signature: String) -> [DBusType]? {
+    package static func types(inSignature signature: String) -> [DBusType]? {
         var parser = SignatureParser(Array(signature.utf8))
         var types: [DBusType] = []
         while !parser.isAtEnd {

@@ -5,7 +5,7 @@
 ///
 /// Unix file descriptors: a value read from a message holds a descriptor the reader owns and must close; a value
 /// written to a message is duplicated by libdbus, so the writer keeps ownership of its own.
-public indirect enum DBusValue: Sendable, Hashable {
+package indirect enum DBusValue: Sendable, Hashable {
     case byte(UInt8)
     case bool(Bool)
     case int16(Int16)
@@ -34,7 +34,7 @@ public indirect enum DBusValue: Sendable, Hashable {
     case variant(DBusValue)
 
     /// The value's D-Bus type.
-    public var type: DBusType {
+    package var type: DBusType {
         switch self {
         case .byte: .byte
         case .bool: .bool
@@ -61,7 +61,7 @@ public indirect enum DBusValue: Sendable, Hashable {
     ///
     /// - Parameter properties: The entries; each value is wrapped in a variant.
     /// - Returns: The dictionary value.
-    public static func propertyDictionary(_ properties: [String: DBusValue]) -> DBusValue {
+    package static func propertyDictionary(_ properties: [String: DBusValue]) -> DBusValue {
         .dictionary(
             key: .string, value: .variant,
             properties.sorted { $0.key < $1.key }.map { DBusDictionaryEntry(.string($0.key), .variant($0.value)) })
@@ -71,24 +71,24 @@ public indirect enum DBusValue: Sendable, Hashable {
     ///
     /// - Parameter strings: The strings.
     /// - Returns: The array value.
-    public static func stringArray(_ strings: [String]) -> DBusValue {
+    package static func stringArray(_ strings: [String]) -> DBusValue {
         .array(.string, strings.map { .string($0) })
     }
 }
 
 /// One entry of a D-Bus dictionary.
-public struct DBusDictionaryEntry: Sendable, Hashable {
+package struct DBusDictionaryEntry: Sendable, Hashable {
     /// The key, of a basic type.
-    public var key: DBusValue
+    package var key: DBusValue
     /// The value.
-    public var value: DBusValue
+    package var value: DBusValue
 
     /// Creates an entry.
     ///
     /// - Parameters:
     ///   - key: The key, of a basic type.
     ///   - value: The value.
-    public init(_ key: DBusValue, _ value: DBusValue) {
+    package init(_ key: DBusValue, _ value: DBusValue) {
         self.key = key
         self.value = value
     }
@@ -96,7 +96,7 @@ public struct DBusDictionaryEntry: Sendable, Hashable {
 
 extension DBusValue {
     /// The string of a `s`, `o` or `g` value (looking through a variant).
-    public var stringValue: String? {
+    package var stringValue: String? {
         switch self {
         case .string(let text), .objectPath(let text), .signature(let text): text
         case .variant(let inner): inner.stringValue
@@ -105,7 +105,7 @@ extension DBusValue {
     }
 
     /// The value of a `b` (looking through a variant).
-    public var boolValue: Bool? {
+    package var boolValue: Bool? {
         switch self {
         case .bool(let value): value
         case .variant(let inner): inner.boolValue
@@ -114,7 +114,7 @@ extension DBusValue {
     }
 
     /// Any integer value that fits an `Int` (looking through a variant).
-    public var intValue: Int? {
+    package var intValue: Int? {
         switch self {
         case .byte(let value): Int(value)
         case .int16(let value): Int(value)
@@ -129,7 +129,7 @@ extension DBusValue {
     }
 
     /// The bytes of an `ay` (looking through a variant).
-    public var bytesValue: [UInt8]? {
+    package var bytesValue: [UInt8]? {
         switch self {
         case .bytes(let bytes): bytes
         case .array(.byte, let elements):
@@ -140,7 +140,7 @@ extension DBusValue {
     }
 
     /// The strings of an `as` or `ao` (looking through a variant).
-    public var stringArrayValue: [String]? {
+    package var stringArrayValue: [String]? {
         switch self {
         case .array(_, let elements):
             elements.compactMap(\.stringValue)
@@ -151,7 +151,7 @@ extension DBusValue {
 
     /// The entries of a dictionary keyed by strings or object paths, variants left in place (looking through a
     /// variant).
-    public var stringKeyedDictionary: [String: DBusValue]? {
+    package var stringKeyedDictionary: [String: DBusValue]? {
         switch self {
         case .dictionary(_, _, let entries):
             var result: [String: DBusValue] = [:]
@@ -168,7 +168,7 @@ extension DBusValue {
     }
 
     /// The value inside a variant, or the value itself.
-    public var unwrappingVariant: DBusValue {
+    package var unwrappingVariant: DBusValue {
         if case .variant(let inner) = self { inner.unwrappingVariant } else { self }
     }
 }

@@ -6,7 +6,7 @@
 /// timers), which must never run on the Swift cooperative pool (style.md §26).
 ///
 /// - Parameter body: The thread's work; the thread ends when it returns.
-public func startDetachedThread(_ body: @escaping @Sendable () -> Void) {
+package func startDetachedThread(_ body: @escaping @Sendable () -> Void) {
     let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
     var thread = pthread_t()
     let created = pthread_create(

@@ -6,15 +6,15 @@
 ///
 /// The thread polls ``readEnd`` for `POLLIN` beside whatever else it waits for; any thread calls ``wake()``. Both
 /// ends are non-blocking and close-on-exec.
-public final class WakePipe: Sendable {
+package final class WakePipe: Sendable {
     /// The end the waiting thread polls.
-    public let readEnd: Int32
+    package let readEnd: Int32
     private let writeEnd: Int32
 
     /// Creates the pipe.
     ///
     /// - Parameter owner: Who uses it, for the message if the process is out of descriptors.
-    public init(for owner: String) {
+    package init(for owner: String) {
         var descriptors: [Int32] = [-1, -1]
         precondition(pipe(&descriptors) == 0, "cannot create the \(owner)'s wake-up pipe: errno \(errno)")
         for descriptor in descriptors {
@@ -31,20 +31,20 @@ public final class WakePipe: Sendable {
     }
 
     /// Makes the waiting thread's `poll` return.
-    public func wake() {
+    package func wake() {
         var byte: UInt8 = 1
         _ = write(writeEnd, &byte, 1)
     }
 
     /// Empties the pipe after a wake-up, so that the next `poll` blocks again.
-    public func drain() {
+    package func drain() {
         var buffer = [UInt8](repeating: 0, count: 64)
         while buffer.withUnsafeMutableBytes({ read(readEnd, $0.baseAddress, $0.count) }) > 0 {}
     }
 
     /// The `poll` timeout until `deadline`: rounded up to whole milliseconds, so the thread never wakes before it;
     /// 0 when it has passed, -1 for no deadline.
-    public static func pollTimeout(until deadline: ContinuousClock.Instant?) -> Int32 {
+    package static func pollTimeout(until deadline: ContinuousClock.Instant?) -> Int32 {
         guard let deadline else { return -1 }
         let remaining = ContinuousClock.now.duration(to: deadline)
         if remaining <= .zero { return 0 }

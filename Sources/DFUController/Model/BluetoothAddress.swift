@@ -2,14 +2,14 @@
 ///
 /// The text form is most-significant byte first, as BlueZ prints it; the last pair is the least-significant
 /// byte, the one Nordic's unbonded bootloaders increment.
-public struct BluetoothAddress: Sendable, Hashable, CustomStringConvertible {
+package struct BluetoothAddress: Sendable, Hashable, CustomStringConvertible {
     /// The six bytes, most-significant first (text order).
-    public let bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
+    package let bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
 
     /// Creates an address from its six bytes in text order.
     ///
     /// - Parameter bytes: Most-significant byte first.
-    public init(_ bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)) {
+    package init(_ bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)) {
         self.bytes = bytes
     }
 
@@ -17,7 +17,7 @@ public struct BluetoothAddress: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - Parameter text: The address text.
     /// - Throws: ``BluetoothAddressParseError`` naming the text.
-    public init(parsing text: String) throws(BluetoothAddressParseError) {
+    package init(parsing text: String) throws(BluetoothAddressParseError) {
         let pairs: [Substring]
         if text.contains(":") {
             pairs = text.split(separator: ":", omittingEmptySubsequences: false)
@@ -45,7 +45,7 @@ public struct BluetoothAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The address as `AA:BB:CC:DD:EE:FF`, uppercase.
-    public var description: String {
+    package var description: String {
         let values = [bytes.0, bytes.1, bytes.2, bytes.3, bytes.4, bytes.5]
         return values.map { String(hexByte($0).dropFirst(2)) }.joined(separator: ":")
     }
@@ -57,28 +57,28 @@ public struct BluetoothAddress: Sendable, Hashable, CustomStringConvertible {
     /// on buttonless and on button entry (SDK 12.3–15 `nrf_dfu_ble.c`, `gap_address_change`), and so does the
     /// SDK 6.1 legacy bootloader without peer data (dfu-protocols.md §1.11, §2.10). nrfutil adds with carry,
     /// which differs only for addresses ending in `FF`.
-    public var incrementedLeastSignificantByte: BluetoothAddress {
+    package var incrementedLeastSignificantByte: BluetoothAddress {
         BluetoothAddress((bytes.0, bytes.1, bytes.2, bytes.3, bytes.4, bytes.5 &+ 1))
     }
 
     /// Compares all six bytes.
-    public static func == (lhs: BluetoothAddress, rhs: BluetoothAddress) -> Bool {
+    package static func == (lhs: BluetoothAddress, rhs: BluetoothAddress) -> Bool {
         lhs.bytes == rhs.bytes
     }
 
     /// Hashes all six bytes.
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         for byte in [bytes.0, bytes.1, bytes.2, bytes.3, bytes.4, bytes.5] { hasher.combine(byte) }
     }
 }
 
 /// The text given as a Bluetooth address is not `AA:BB:CC:DD:EE:FF` or twelve hex digits.
-public struct BluetoothAddressParseError: Error, Equatable, Sendable, CustomStringConvertible {
+package struct BluetoothAddressParseError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The text that failed to parse.
-    public var text: String
+    package var text: String
 
     /// One line naming the text and the expected form.
-    public var description: String {
+    package var description: String {
         "'\(text)' is not a bluetooth address: expected six hex pairs like 'AA:BB:CC:DD:EE:FF'"
     }
 }

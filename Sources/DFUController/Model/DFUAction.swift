@@ -2,7 +2,7 @@
 ///
 /// The adapter performs actions one after another. A ``write(_:_:)`` or ``enableNotifications(_:)`` is awaited
 /// before the next action starts, and its success is fed back at once with ``DFUController/writeCompleted(at:)``.
-public enum DFUAction: Sendable, Equatable {
+package enum DFUAction: Sendable, Equatable {
     /// Connect to the device, discover its services, then call ``DFUController/connected(mtu:characteristics:at:)``.
     case connect(ConnectionRequest)
     /// Enable notifications (indications for buttonless characteristics) by writing the CCCD.
@@ -30,7 +30,7 @@ public enum DFUAction: Sendable, Equatable {
 }
 
 /// The controller's named timers; each runs at most once at a time.
-public enum DFUTimer: Sendable, Hashable, CaseIterable, CustomStringConvertible {
+package enum DFUTimer: Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// Waiting for a Control Point response, indication, packet receipt notification or read.
     case response
     /// Waiting for connection and service discovery.
@@ -41,7 +41,7 @@ public enum DFUTimer: Sendable, Hashable, CaseIterable, CustomStringConvertible 
     case disconnection
 
     /// The timer's name.
-    public var description: String {
+    package var description: String {
         switch self {
         case .response: "response"
         case .connection: "connection"
@@ -52,13 +52,13 @@ public enum DFUTimer: Sendable, Hashable, CaseIterable, CustomStringConvertible 
 }
 
 /// Which device to connect to.
-public struct ConnectionRequest: Sendable, Equatable {
+package struct ConnectionRequest: Sendable, Equatable {
     /// The address to connect to.
-    public var address: BluetoothAddress
+    package var address: BluetoothAddress
     /// Another address the same device may use; the adapter connects to whichever advertises first.
-    public var alternativeAddress: BluetoothAddress?
+    package var alternativeAddress: BluetoothAddress?
     /// The name the device must advertise, when the controller asked the application to set one.
-    public var advertisedName: String?
+    package var advertisedName: String?
 
     /// Creates a request.
     ///
@@ -66,7 +66,7 @@ public struct ConnectionRequest: Sendable, Equatable {
     ///   - address: The address to connect to.
     ///   - alternativeAddress: Another address the same device may use.
     ///   - advertisedName: The name the device must advertise.
-    public init(address: BluetoothAddress, alternativeAddress: BluetoothAddress? = nil, advertisedName: String? = nil) {
+    package init(address: BluetoothAddress, alternativeAddress: BluetoothAddress? = nil, advertisedName: String? = nil) {
         self.address = address
         self.alternativeAddress = alternativeAddress
         self.advertisedName = advertisedName
@@ -74,7 +74,7 @@ public struct ConnectionRequest: Sendable, Equatable {
 }
 
 /// The stage of an update, for progress display.
-public enum DFUPhase: Sendable, Equatable, CustomStringConvertible {
+package enum DFUPhase: Sendable, Equatable, CustomStringConvertible {
     /// Connecting to the device or the bootloader.
     case connecting
     /// Asking the application to jump to the bootloader.
@@ -87,7 +87,7 @@ public enum DFUPhase: Sendable, Equatable, CustomStringConvertible {
     case validating
 
     /// The phase in words.
-    public var description: String {
+    package var description: String {
         switch self {
         case .connecting: "connecting"
         case .enteringBootloader: "entering bootloader"
@@ -99,19 +99,19 @@ public enum DFUPhase: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// A progress report.
-public struct DFUProgress: Sendable, Equatable {
+package struct DFUProgress: Sendable, Equatable {
     /// The stage.
-    public var phase: DFUPhase
+    package var phase: DFUPhase
     /// The part being sent, 1-based.
-    public var part: Int
+    package var part: Int
     /// The number of parts.
-    public var partCount: Int
+    package var partCount: Int
     /// Firmware payload bytes of this part written so far.
-    public var bytesSent: Int
+    package var bytesSent: Int
     /// Firmware payload bytes of this part the device confirmed (checksum, notification or execute).
-    public var bytesConfirmed: Int
+    package var bytesConfirmed: Int
     /// Firmware payload bytes of this part.
-    public var totalBytes: Int
+    package var totalBytes: Int
 
     /// Creates a report.
     ///
@@ -122,7 +122,7 @@ public struct DFUProgress: Sendable, Equatable {
     ///   - bytesSent: Payload bytes written.
     ///   - bytesConfirmed: Payload bytes the device confirmed.
     ///   - totalBytes: Payload bytes of the part.
-    public init(phase: DFUPhase, part: Int, partCount: Int, bytesSent: Int, bytesConfirmed: Int, totalBytes: Int) {
+    package init(phase: DFUPhase, part: Int, partCount: Int, bytesSent: Int, bytesConfirmed: Int, totalBytes: Int) {
         self.phase = phase
         self.part = part
         self.partCount = partCount
@@ -133,7 +133,7 @@ public struct DFUProgress: Sendable, Equatable {
 }
 
 /// Which protocol sent a part.
-public enum DFUProtocol: Sendable, Hashable {
+package enum DFUProtocol: Sendable, Hashable {
     /// Secure DFU (SDK 12–17).
     case secure
     /// Legacy DFU (SDK 4–11).
@@ -141,18 +141,18 @@ public enum DFUProtocol: Sendable, Hashable {
 }
 
 /// What the device confirmed about one part.
-public struct PartConfirmation: Sendable, Equatable {
+package struct PartConfirmation: Sendable, Equatable {
     /// What the part replaced.
-    public var imageType: ImageType
+    package var imageType: ImageType
     /// The protocol that sent it.
-    public var dfuProtocol: DFUProtocol
+    package var dfuProtocol: DFUProtocol
     /// Payload bytes the device reported holding before it executed or validated the image.
-    public var bytesConfirmed: Int
+    package var bytesConfirmed: Int
     /// The CRC-32 the device reported over those bytes (Secure DFU); legacy targets report none and confirm by
     /// answering Validate Firmware with success after checking the init packet's CRC-16.
-    public var crc32: UInt32?
+    package var crc32: UInt32?
     /// How the device confirmed the part, so that a script can tell (issue 16).
-    public var evidence: ConfirmationEvidence
+    package var evidence: ConfirmationEvidence
 
     /// Creates a confirmation.
     ///
@@ -162,7 +162,7 @@ public struct PartConfirmation: Sendable, Equatable {
     ///   - bytesConfirmed: Payload bytes the device reported.
     ///   - crc32: The CRC-32 the device reported, if the protocol reports one.
     ///   - evidence: The device's message that confirmed the part.
-    public init(
+    package init(
         imageType: ImageType, dfuProtocol: DFUProtocol, bytesConfirmed: Int, crc32: UInt32?,
         evidence: ConfirmationEvidence
     ) {
@@ -175,7 +175,7 @@ public struct PartConfirmation: Sendable, Equatable {
 }
 
 /// The device's message that confirmed a part, byte for byte.
-public enum ConfirmationEvidence: Sendable, Equatable {
+package enum ConfirmationEvidence: Sendable, Equatable {
     /// Secure DFU: the answer to this request (Calculate Checksum after the last object, or Select when the target
     /// already held the whole image) reported the part's size and this CRC-32, equal to the image's, before the
     /// last Execute succeeded. Every earlier object was checked the same way before it was executed.
@@ -186,14 +186,14 @@ public enum ConfirmationEvidence: Sendable, Equatable {
 }
 
 /// The result of a successful update.
-public struct DFUSummary: Sendable, Equatable {
+package struct DFUSummary: Sendable, Equatable {
     /// One confirmation per part, in sending order.
-    public var parts: [PartConfirmation]
+    package var parts: [PartConfirmation]
 
     /// Creates a summary.
     ///
     /// - Parameter parts: One confirmation per part.
-    public init(parts: [PartConfirmation]) {
+    package init(parts: [PartConfirmation]) {
         self.parts = parts
     }
 }

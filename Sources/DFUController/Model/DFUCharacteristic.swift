@@ -2,7 +2,7 @@
 ///
 /// Mapping roles to D-Bus object paths is the adapter's job; the UUIDs are here so that it needs no table of its
 /// own (dfu-protocols.md §0.1). UUID strings are uppercase, in the 8-4-4-4-12 form BlueZ prints in lowercase.
-public enum DFUCharacteristic: Sendable, Hashable, CaseIterable, CustomStringConvertible {
+package enum DFUCharacteristic: Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// Secure DFU Control Point, 8EC90001: write with response, notify.
     case secureControlPoint
     /// Secure DFU Packet, 8EC90002: write without response.
@@ -19,7 +19,7 @@ public enum DFUCharacteristic: Sendable, Hashable, CaseIterable, CustomStringCon
     case legacyVersion
 
     /// The characteristic's 128-bit UUID.
-    public var uuid: String {
+    package var uuid: String {
         switch self {
         case .secureControlPoint: "8EC90001-F315-4F60-9FB8-838830DAEA50"
         case .securePacket: "8EC90002-F315-4F60-9FB8-838830DAEA50"
@@ -32,7 +32,7 @@ public enum DFUCharacteristic: Sendable, Hashable, CaseIterable, CustomStringCon
     }
 
     /// The UUID of the service that holds the characteristic.
-    public var serviceUUID: String {
+    package var serviceUUID: String {
         switch self {
         case .secureControlPoint, .securePacket, .buttonlessWithoutBonds, .buttonlessWithBonds:
             Self.secureServiceUUID
@@ -42,12 +42,12 @@ public enum DFUCharacteristic: Sendable, Hashable, CaseIterable, CustomStringCon
     }
 
     /// The Secure DFU service, SIG-assigned 16-bit UUID FE59, in 128-bit form.
-    public static let secureServiceUUID = "0000FE59-0000-1000-8000-00805F9B34FB"
+    package static let secureServiceUUID = "0000FE59-0000-1000-8000-00805F9B34FB"
     /// The legacy DFU service, 1530 on Nordic's vendor base.
-    public static let legacyServiceUUID = "00001530-1212-EFDE-1523-785FEABCD123"
+    package static let legacyServiceUUID = "00001530-1212-EFDE-1523-785FEABCD123"
 
     /// The role's name: `secureControlPoint`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .secureControlPoint: "secureControlPoint"
         case .securePacket: "securePacket"

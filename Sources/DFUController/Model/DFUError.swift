@@ -1,5 +1,5 @@
 /// Why an update did not finish, saying who failed (style §14).
-public enum DFUError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum DFUError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The target answered a request with an error result.
     case rejected(DFURejection)
     /// The target sent something the protocol does not allow at this point.
@@ -22,7 +22,7 @@ public enum DFUError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidFirmware(FirmwareProblem)
 
     /// One lowercase line naming the problem and the place.
-    public var description: String {
+    package var description: String {
         switch self {
         case .rejected(let rejection): "target rejected \(rejection)"
         case .protocolViolation(let violation): "target violated the protocol: \(violation)"
@@ -40,7 +40,7 @@ public enum DFUError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// A request the target answered with an error, decoded with Nordic's names (never offset-encoded).
-public enum DFURejection: Sendable, Equatable, CustomStringConvertible {
+package enum DFURejection: Sendable, Equatable, CustomStringConvertible {
     /// A Secure DFU Control Point response `60 op rc [ext]`.
     case secure(SecureOpcode, SecureResultCode, SecureExtendedError?)
     /// A legacy DFU Control Point response `10 op status`.
@@ -49,7 +49,7 @@ public enum DFURejection: Sendable, Equatable, CustomStringConvertible {
     case buttonless(ButtonlessOpcode, ButtonlessResultCode)
 
     /// For example `execute (0x04) with extendedError (0x0B): firmwareVersionFailure (0x05)`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .secure(let opcode, let result, .some(let extended)): "\(opcode) with \(result): \(extended)"
         case .secure(let opcode, let result, .none): "\(opcode) with \(result)"
@@ -60,7 +60,7 @@ public enum DFURejection: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// What was wrong with a message from the target.
-public enum ProtocolViolation: Error, Sendable, Equatable, CustomStringConvertible {
+package enum ProtocolViolation: Error, Sendable, Equatable, CustomStringConvertible {
     /// The message is shorter than its format requires.
     case tooShort(expectedLength: Int, received: [UInt8])
     /// The message does not start with the expected bytes (response marker and echoed opcode).
@@ -79,7 +79,7 @@ public enum ProtocolViolation: Error, Sendable, Equatable, CustomStringConvertib
     case malformedVersion(received: [UInt8])
 
     /// One lowercase line with the bytes in hex.
-    public var description: String {
+    package var description: String {
         switch self {
         case .tooShort(let length, let received):
             "expected at least \(length) bytes, got '\(hexBytes(received))'"
@@ -97,14 +97,14 @@ public enum ProtocolViolation: Error, Sendable, Equatable, CustomStringConvertib
 }
 
 /// A failure the adapter reports; the controller never names the Bluetooth stack.
-public struct TransportFailure: Sendable, Equatable, CustomStringConvertible {
+package struct TransportFailure: Sendable, Equatable, CustomStringConvertible {
     /// What the adapter was doing.
-    public var operation: TransportOperation
+    package var operation: TransportOperation
     /// What kind of failure the transport reported, typed from the transport's own error (style §14): the
     /// controller decides on it whether to reconnect, and the CLI derives the exit status from it.
-    public var kind: TransportFailureKind
+    package var kind: TransportFailureKind
     /// The transport's own error, rendered by the adapter (for BlueZ: the D-Bus error name and message).
-    public var cause: String
+    package var cause: String
 
     /// Creates a failure report.
     ///
@@ -112,7 +112,7 @@ public struct TransportFailure: Sendable, Equatable, CustomStringConvertible {
     ///   - operation: What the adapter was doing.
     ///   - kind: What kind of failure it was.
     ///   - cause: The transport's own error text.
-    public init(operation: TransportOperation, kind: TransportFailureKind, cause: String) {
+    package init(operation: TransportOperation, kind: TransportFailureKind, cause: String) {
         self.operation = operation
         self.kind = kind
         self.cause = cause
@@ -122,14 +122,14 @@ public struct TransportFailure: Sendable, Equatable, CustomStringConvertible {
     ///
     /// A cause that already starts with the operation (`connect to C0:DE:…: the link dropped`) is not prefixed a
     /// second time.
-    public var description: String {
+    package var description: String {
         let operation = "\(operation)"
         return cause.hasPrefix(operation) ? cause : "\(operation): \(cause)"
     }
 }
 
 /// The kinds of transport failure, sorted by what the user (or the controller) can do about them.
-public enum TransportFailureKind: Sendable, Equatable, CaseIterable {
+package enum TransportFailureKind: Sendable, Equatable, CaseIterable {
     /// No Bluetooth stack, no adapter, adapter off, or no permission.
     case unavailable
     /// No device matched the connection request before its deadline.
@@ -145,7 +145,7 @@ public enum TransportFailureKind: Sendable, Equatable, CaseIterable {
 
     /// Whether a new connection may succeed where this one failed: the controller reconnects (within its limit)
     /// after these, and gives up at once after the others.
-    public var isLinkFailure: Bool {
+    package var isLinkFailure: Bool {
         switch self {
         case .linkLost, .timedOut: true
         case .unavailable, .deviceNotFound, .rejected, .failed: false
@@ -154,7 +154,7 @@ public enum TransportFailureKind: Sendable, Equatable, CaseIterable {
 }
 
 /// The transport operation that failed.
-public enum TransportOperation: Sendable, Equatable, CustomStringConvertible {
+package enum TransportOperation: Sendable, Equatable, CustomStringConvertible {
     /// Connecting or discovering services.
     case connect
     /// Enabling notifications or indications.
@@ -167,7 +167,7 @@ public enum TransportOperation: Sendable, Equatable, CustomStringConvertible {
     case link
 
     /// The operation in words.
-    public var description: String {
+    package var description: String {
         switch self {
         case .connect: "connect"
         case .enableNotifications(let characteristic): "enable notifications on \(characteristic)"
@@ -179,7 +179,7 @@ public enum TransportOperation: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// What the controller was waiting for when a timer expired.
-public enum DFUTimeoutStep: Sendable, Equatable, CustomStringConvertible {
+package enum DFUTimeoutStep: Sendable, Equatable, CustomStringConvertible {
     /// A Secure DFU response to this request.
     case secureResponse(SecureOpcode)
     /// A Secure DFU packet receipt notification.
@@ -196,7 +196,7 @@ public enum DFUTimeoutStep: Sendable, Equatable, CustomStringConvertible {
     case connection
 
     /// The step in words.
-    public var description: String {
+    package var description: String {
         switch self {
         case .secureResponse(let opcode): "the response to \(opcode)"
         case .securePacketReceipt: "a packet receipt notification"
@@ -210,31 +210,31 @@ public enum DFUTimeoutStep: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// The details of an object whose checksum never matched.
-public struct CRCMismatch: Sendable, Equatable, CustomStringConvertible {
+package struct CRCMismatch: Sendable, Equatable, CustomStringConvertible {
     /// The object type.
-    public var objectType: SecureObjectType
+    package var objectType: SecureObjectType
     /// The object's index within its type, 0-based (always 0 for the command object).
-    public var objectIndex: Int
+    package var objectIndex: Int
     /// How many times it was sent.
-    public var attempts: Int
+    package var attempts: Int
     /// The offset expected after the object.
-    public var expectedOffset: UInt32
+    package var expectedOffset: UInt32
     /// The CRC-32 expected over the image up to that offset.
-    public var expectedCRC: UInt32
+    package var expectedCRC: UInt32
     /// The offset the target reported.
-    public var reportedOffset: UInt32
+    package var reportedOffset: UInt32
     /// The CRC-32 the target reported.
-    public var reportedCRC: UInt32
+    package var reportedCRC: UInt32
 
     /// One lowercase line.
-    public var description: String {
+    package var description: String {
         "\(objectType) object \(objectIndex) failed its checksum \(attempts) times: expected offset \(expectedOffset) "
             + "crc \(hex32(expectedCRC)), target reported offset \(reportedOffset) crc \(hex32(reportedCRC))"
     }
 }
 
 /// Why firmware does not suit the connected target.
-public enum FirmwareMismatch: Sendable, Equatable, CustomStringConvertible {
+package enum FirmwareMismatch: Sendable, Equatable, CustomStringConvertible {
     /// A legacy bootloader of DFU version 0.5 or later requires an init packet of at least 14 bytes.
     case initPacketRequired(legacyVersion: UInt16)
     /// Legacy DFU v1 (no Version characteristic, 4-byte size packet) can only update an application.
@@ -245,7 +245,7 @@ public enum FirmwareMismatch: Sendable, Equatable, CustomStringConvertible {
     case noInitPacket(for: DFUProtocol)
 
     /// One lowercase line.
-    public var description: String {
+    package var description: String {
         switch self {
         case .initPacketRequired(let version):
             "legacy dfu version \(version >> 8).\(version & 0xFF) requires an init packet (.dat) of at least 14 bytes"
@@ -261,7 +261,7 @@ public enum FirmwareMismatch: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// What is wrong with the firmware handed to the controller.
-public enum FirmwareProblem: Sendable, Equatable, CustomStringConvertible {
+package enum FirmwareProblem: Sendable, Equatable, CustomStringConvertible {
     /// There are no parts.
     case noParts
     /// A part's image is empty.
@@ -274,7 +274,7 @@ public enum FirmwareProblem: Sendable, Equatable, CustomStringConvertible {
     case variantsDiffer
 
     /// One lowercase line.
-    public var description: String {
+    package var description: String {
         switch self {
         case .noParts: "no firmware parts"
         case .emptyImage(let type): "\(type) image is empty"

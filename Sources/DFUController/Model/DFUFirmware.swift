@@ -1,5 +1,5 @@
 /// What a firmware part replaces; decides the legacy Start DFU image type and size packet (§1.5, §1.6).
-public enum ImageType: Sendable, Equatable, CustomStringConvertible {
+package enum ImageType: Sendable, Equatable, CustomStringConvertible {
     /// A SoftDevice alone (legacy image type `0x01`).
     case softDevice
     /// A bootloader alone (legacy image type `0x02`).
@@ -20,7 +20,7 @@ public enum ImageType: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The lowercase name used in progress and summaries.
-    public var description: String {
+    package var description: String {
         switch self {
         case .softDevice: "softdevice"
         case .bootloader: "bootloader"
@@ -31,13 +31,13 @@ public enum ImageType: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// One image of an update with its init packet, as the package reader extracted it.
-public struct FirmwarePart: Sendable, Equatable {
+package struct FirmwarePart: Sendable, Equatable {
     /// What the image replaces.
-    public let imageType: ImageType
+    package let imageType: ImageType
     /// The init packet (`.dat`): protobuf for Secure DFU, a raw struct or 2-byte CRC-16 for legacy DFU.
-    public let initPacket: [UInt8]
+    package let initPacket: [UInt8]
     /// The firmware image (`.bin`), in payload bytes.
-    public let image: [UInt8]
+    package let image: [UInt8]
 
     /// Creates a part, checking what every bootloader requires of an image.
     ///
@@ -47,7 +47,7 @@ public struct FirmwarePart: Sendable, Equatable {
     ///   - image: The firmware image.
     /// - Throws: ``DFUError/invalidFirmware(_:)`` if the image is empty, not a multiple of 4 bytes (every
     ///   bootloader programs words: §1.9, §2.5), or its SoftDevice and bootloader sizes do not add up to it.
-    public init(imageType: ImageType, initPacket: [UInt8], image: [UInt8]) throws(DFUError) {
+    package init(imageType: ImageType, initPacket: [UInt8], image: [UInt8]) throws(DFUError) {
         guard !image.isEmpty else { throw .invalidFirmware(.emptyImage(imageType)) }
         guard image.count % 4 == 0 else { throw .invalidFirmware(.imageNotWordAligned(imageType, size: image.count)) }
         if case .softDeviceAndBootloader(let softDeviceSize, let bootloaderSize) = imageType {
@@ -71,20 +71,20 @@ public struct FirmwarePart: Sendable, Equatable {
 /// images twice, once with Secure and once with legacy init packets: the controller then sends the parts whose
 /// init packets suit the DFU service it finds on connect (testrig.md: a Secure init packet sent to a legacy
 /// bootloader is read as a SoftDevice count).
-public struct DFUFirmware: Sendable, Equatable {
+package struct DFUFirmware: Sendable, Equatable {
     /// The parts: SoftDevice and/or bootloader first, application last (dfu-protocols.md §4.3).
     ///
     /// With variants, the Secure ones if there are, else the legacy ones.
-    public let parts: [FirmwarePart]
+    package let parts: [FirmwarePart]
     /// The parts by the protocol their init packets are for; empty when the init packets are the package's own
     /// and go to whatever bootloader is found (the protocol was chosen by the user or the package).
-    public let variants: [DFUProtocol: [FirmwarePart]]
+    package let variants: [DFUProtocol: [FirmwarePart]]
 
     /// Creates an update from its parts.
     ///
     /// - Parameter parts: At least one part, in sending order.
     /// - Throws: ``DFUError/invalidFirmware(_:)`` if `parts` is empty.
-    public init(parts: [FirmwarePart]) throws(DFUError) {
+    package init(parts: [FirmwarePart]) throws(DFUError) {
         guard !parts.isEmpty else { throw .invalidFirmware(.noParts) }
         self.parts = parts
         self.variants = [:]
@@ -97,7 +97,7 @@ public struct DFUFirmware: Sendable, Equatable {
     ///   - secure: The parts with Secure DFU init packets, if they could be made.
     ///   - legacy: The parts with legacy DFU init packets, if they could be made.
     /// - Throws: ``DFUError/invalidFirmware(_:)`` if neither is given, one is empty, or they hold other images.
-    public init(secure: [FirmwarePart]?, legacy: [FirmwarePart]?) throws(DFUError) {
+    package init(secure: [FirmwarePart]?, legacy: [FirmwarePart]?) throws(DFUError) {
         guard let primary = secure ?? legacy, !primary.isEmpty, legacy?.isEmpty != true else {
             throw .invalidFirmware(.noParts)
         }
@@ -118,7 +118,7 @@ public struct DFUFirmware: Sendable, Equatable {
     ///
     /// - Parameter dfuProtocol: The protocol of the bootloader found.
     /// - Returns: The parts.
-    public func parts(for dfuProtocol: DFUProtocol) -> [FirmwarePart]? {
+    package func parts(for dfuProtocol: DFUProtocol) -> [FirmwarePart]? {
         variants.isEmpty ? parts : variants[dfuProtocol]
     }
 }

@@ -1,5 +1,5 @@
 /// Legacy DFU Control Point opcodes (SDK 11 `ble_dfu.h`; dfu-protocols.md §1.3).
-public enum LegacyOpcode: UInt8, Sendable, Equatable, CaseIterable, CustomStringConvertible {
+package enum LegacyOpcode: UInt8, Sendable, Equatable, CaseIterable, CustomStringConvertible {
     /// `0x01`: Start DFU, `01` (v1) or `01 tt` (v2+); the size packet follows on the Packet characteristic.
     case startDFU = 0x01
     /// `0x02`: Initialize DFU Parameters; `02 00` begins and `02 01` completes the init packet (SDK 7+).
@@ -22,7 +22,7 @@ public enum LegacyOpcode: UInt8, Sendable, Equatable, CaseIterable, CustomString
     case packetReceiptNotification = 0x11
 
     /// The name and raw byte, for logs: `validateFirmware (0x04)`.
-    public var description: String { "\(name) (\(hexByte(rawValue)))" }
+    package var description: String { "\(name) (\(hexByte(rawValue)))" }
 
     private var name: String {
         switch self {
@@ -41,7 +41,7 @@ public enum LegacyOpcode: UInt8, Sendable, Equatable, CaseIterable, CustomString
 }
 
 /// Legacy DFU response status values (SDK 11 `ble_dfu_resp_val_t`; dfu-protocols.md §1.4).
-public enum LegacyStatus: UInt8, Sendable, Equatable, CaseIterable, CustomStringConvertible {
+package enum LegacyStatus: UInt8, Sendable, Equatable, CaseIterable, CustomStringConvertible {
     /// `1`: success.
     case success = 1
     /// `2`: the request came in the wrong state (wrong order, unfinished earlier update).
@@ -56,7 +56,7 @@ public enum LegacyStatus: UInt8, Sendable, Equatable, CaseIterable, CustomString
     case operationFailed = 6
 
     /// The name and raw byte, for logs: `crcError (0x05)`.
-    public var description: String { "\(name) (\(hexByte(rawValue)))" }
+    package var description: String { "\(name) (\(hexByte(rawValue)))" }
 
     private var name: String {
         switch self {
@@ -106,7 +106,7 @@ enum LegacyNotification: Equatable, Sendable {
 }
 
 /// Buttonless DFU opcodes on 8EC90003/8EC90004 (SDK 15 `ble_dfu.h`; dfu-protocols.md §2.10).
-public enum ButtonlessOpcode: UInt8, Sendable, Equatable, CaseIterable, CustomStringConvertible {
+package enum ButtonlessOpcode: UInt8, Sendable, Equatable, CaseIterable, CustomStringConvertible {
     /// `0x01`: enter the bootloader.
     case enterBootloader = 0x01
     /// `0x02`: set the bootloader's advertisement name, `02 len name` (without bonds, SDK 14+).
@@ -115,7 +115,7 @@ public enum ButtonlessOpcode: UInt8, Sendable, Equatable, CaseIterable, CustomSt
     case response = 0x20
 
     /// The name and raw byte, for logs.
-    public var description: String { "\(name) (\(hexByte(rawValue)))" }
+    package var description: String { "\(name) (\(hexByte(rawValue)))" }
 
     private var name: String {
         switch self {
@@ -127,7 +127,7 @@ public enum ButtonlessOpcode: UInt8, Sendable, Equatable, CaseIterable, CustomSt
 }
 
 /// Buttonless DFU result codes (SDK 15 `ble_dfu_buttonless_rsp_code_t`; dfu-protocols.md §2.10).
-public enum ButtonlessResultCode: UInt8, Sendable, Equatable, CaseIterable, CustomStringConvertible {
+package enum ButtonlessResultCode: UInt8, Sendable, Equatable, CaseIterable, CustomStringConvertible {
     /// `0x01`: success.
     case success = 0x01
     /// `0x02`: opcode not supported.
@@ -142,7 +142,7 @@ public enum ButtonlessResultCode: UInt8, Sendable, Equatable, CaseIterable, Cust
     case notBonded = 0x07
 
     /// The name and raw byte, for logs.
-    public var description: String { "\(name) (\(hexByte(rawValue)))" }
+    package var description: String { "\(name) (\(hexByte(rawValue)))" }
 
     private var name: String {
         switch self {

@@ -1,5 +1,5 @@
 /// Secure DFU Control Point opcodes (nRF5 SDK 15 `nrf_dfu_req_handler.h`, `nrf_dfu_op_t`; dfu-protocols.md §2.2).
-public enum SecureOpcode: UInt8, Sendable, Equatable, CaseIterable, CustomStringConvertible {
+package enum SecureOpcode: UInt8, Sendable, Equatable, CaseIterable, CustomStringConvertible {
     /// `0x00`: retrieve the protocol version (SDK 15+; payload on serial only).
     case protocolVersion = 0x00
     /// `0x01`: create a command or data object: `01 type size(u32 LE)`.
@@ -28,7 +28,7 @@ public enum SecureOpcode: UInt8, Sendable, Equatable, CaseIterable, CustomString
     case response = 0x60
 
     /// The name and raw byte, for logs: `selectObject (0x06)`.
-    public var description: String { "\(name) (\(hexByte(rawValue)))" }
+    package var description: String { "\(name) (\(hexByte(rawValue)))" }
 
     private var name: String {
         switch self {
@@ -50,18 +50,18 @@ public enum SecureOpcode: UInt8, Sendable, Equatable, CaseIterable, CustomString
 }
 
 /// Secure DFU object types (`nrf_dfu_obj_type_t`).
-public enum SecureObjectType: UInt8, Sendable, Equatable, CustomStringConvertible {
+package enum SecureObjectType: UInt8, Sendable, Equatable, CustomStringConvertible {
     /// `0x01`: the command object, which carries the init packet.
     case command = 0x01
     /// `0x02`: a data object, one chunk of the firmware image.
     case data = 0x02
 
     /// The name and raw byte, for logs.
-    public var description: String { "\(self == .command ? "command" : "data") (\(hexByte(rawValue)))" }
+    package var description: String { "\(self == .command ? "command" : "data") (\(hexByte(rawValue)))" }
 }
 
 /// Secure DFU result codes (`nrf_dfu_result_t`, SDK 15 `nrf_dfu_req_handler.h`; dfu-protocols.md §2.4).
-public enum SecureResultCode: UInt8, Sendable, Equatable, CaseIterable, CustomStringConvertible {
+package enum SecureResultCode: UInt8, Sendable, Equatable, CaseIterable, CustomStringConvertible {
     /// `0x00`: the opcode was missing or malformed.
     case invalidOpcode = 0x00
     /// `0x01`: the request succeeded.
@@ -86,7 +86,7 @@ public enum SecureResultCode: UInt8, Sendable, Equatable, CaseIterable, CustomSt
     case extendedError = 0x0B
 
     /// The name and raw byte, for logs: `operationNotPermitted (0x08)`.
-    public var description: String { "\(name) (\(hexByte(rawValue)))" }
+    package var description: String { "\(name) (\(hexByte(rawValue)))" }
 
     private var name: String {
         switch self {
@@ -106,7 +106,7 @@ public enum SecureResultCode: UInt8, Sendable, Equatable, CaseIterable, CustomSt
 }
 
 /// Secure DFU extended error codes (`nrf_dfu_ext_error_code_t`, SDK 15 `nrf_dfu_handling_error.h`; §2.4).
-public enum SecureExtendedError: UInt8, Sendable, Equatable, CaseIterable, CustomStringConvertible {
+package enum SecureExtendedError: UInt8, Sendable, Equatable, CaseIterable, CustomStringConvertible {
     /// `0x00`: no extended error was set (a bootloader implementation problem).
     case noError = 0x00
     /// `0x01`: the extended error code itself was invalid.
@@ -137,7 +137,7 @@ public enum SecureExtendedError: UInt8, Sendable, Equatable, CaseIterable, Custo
     case insufficientSpace = 0x0D
 
     /// The name and raw byte, for logs: `firmwareVersionFailure (0x05)`.
-    public var description: String { "\(name) (\(hexByte(rawValue)))" }
+    package var description: String { "\(name) (\(hexByte(rawValue)))" }
 
     private var name: String {
         switch self {

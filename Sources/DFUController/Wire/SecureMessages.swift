@@ -37,21 +37,21 @@ enum SecureRequest: Equatable, Sendable {
 }
 
 /// The payload of a successful Select response: three u32 LE fields after `60 06 01`.
-public struct ObjectInfo: Equatable, Sendable {
+package struct ObjectInfo: Equatable, Sendable {
     /// The largest object the target accepts, in payload bytes (256 for command, 4096 for data on nRF52).
-    public var maximumSize: UInt32
+    package var maximumSize: UInt32
     /// The payload bytes of this object type the target holds.
-    public var offset: UInt32
+    package var offset: UInt32
     /// CRC-32 of those bytes, cumulative from the start of the image.
-    public var crc: UInt32
+    package var crc: UInt32
 }
 
 /// The payload of a checksum response or packet receipt notification: two u32 LE fields after `60 03 01`.
-public struct ChecksumReport: Equatable, Sendable {
+package struct ChecksumReport: Equatable, Sendable {
     /// The payload bytes the target holds.
-    public var offset: UInt32
+    package var offset: UInt32
     /// CRC-32 of those bytes, cumulative from the start of the image.
-    public var crc: UInt32
+    package var crc: UInt32
 }
 
 /// A validated Secure DFU Control Point notification answering one request.

@@ -15,7 +15,7 @@ extension DFUPackage.Part {
     ///   - signer: Signs the init command (and ECDSA boot validation); nil for an unsigned packet.
     ///   - source: The input's display name, e.g. the `.hex` path the user gave; used in errors and file names.
     /// - Throws: The cases of ``InitCommand/init(generatingFor:options:signer:file:)``, and `initPacketTooLarge`.
-    public init(
+    package init(
         secure image: FirmwareImage,
         options: SecureInitOptions,
         signer: (any InitPacketSigning)? = nil,
@@ -59,7 +59,7 @@ extension DFUPackage.Part {
     ///   - format: Which validation to append; dfu_ver 0.5's bare CRC-16 by default.
     ///   - source: The input's display name, used in errors and file names.
     /// - Throws: `emptyImage`, `imageNotWordAligned`, `imageTooLarge`.
-    public init(
+    package init(
         legacy image: FirmwareImage,
         deviceType: UInt16 = 0xFFFF,
         deviceRevision: UInt16 = 0xFFFF,
@@ -97,7 +97,7 @@ extension DFUPackage {
     ///     or ``Part/init(legacy:deviceType:deviceRevision:applicationVersion:softdeviceReq:format:source:)``).
     ///   - name: The package's display name.
     /// - Throws: `invalidManifest` with `noImages` for no parts, `duplicatePart`, `mixedPartFormats`.
-    public init(parts: [Part], name: String) throws(DFUPackageError) {
+    package init(parts: [Part], name: String) throws(DFUPackageError) {
         var ordered: [Part] = []
         for type in ImageType.allCases {
             let matching = parts.filter { $0.imageType == type }
@@ -124,7 +124,7 @@ extension DFUPackage {
 
 extension LegacyInitPacket {
     /// The nrfutil `--dfu-ver` that writes this packet's layout: 0.5, 0.6, 0.7 or 0.8.
-    public var dfuVersion: Double {
+    package var dfuVersion: Double {
         switch validation {
         case .crc16: 0.5
         case .extendedCRC16: 0.6

@@ -2,7 +2,7 @@
 ///
 /// A SoftDevice with bootloader keeps its two halves apart, so the sizes the init packet declares (`sd_size`,
 /// `bl_size`) always add up to the image; the transferred image is their concatenation, SoftDevice first.
-public enum FirmwareImage: Sendable, Equatable {
+package enum FirmwareImage: Sendable, Equatable {
     /// An application.
     case application([UInt8])
     /// A SoftDevice (on nRF52, the `.bin` starts at 0x1000, after the MBR).
@@ -20,7 +20,7 @@ public enum FirmwareImage: Sendable, Equatable {
     ///   - file: The image's display name, for errors.
     /// - Returns: The image with its halves apart.
     /// - Throws: `imageSizeMismatch` when `softdeviceSize` is negative or leaves no bootloader bytes.
-    public static func softdeviceBootloader(
+    package static func softdeviceBootloader(
         _ image: [UInt8],
         softdeviceSize: Int,
         file: String
@@ -33,7 +33,7 @@ public enum FirmwareImage: Sendable, Equatable {
     }
 
     /// The manifest key such an image is listed under.
-    public var imageType: DFUPackage.ImageType {
+    package var imageType: DFUPackage.ImageType {
         switch self {
         case .application: .application
         case .softdevice: .softdevice
@@ -43,7 +43,7 @@ public enum FirmwareImage: Sendable, Equatable {
     }
 
     /// The bytes transferred: the image, or the SoftDevice followed by the bootloader.
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         switch self {
         case .application(let bytes), .softdevice(let bytes), .bootloader(let bytes): bytes
         case .softdeviceBootloader(let softdevice, let bootloader): softdevice + bootloader
@@ -51,7 +51,7 @@ public enum FirmwareImage: Sendable, Equatable {
     }
 
     /// How ``bytes`` divide into SoftDevice, bootloader and application bytes.
-    public var sizes: DFUPackage.ImageSizes {
+    package var sizes: DFUPackage.ImageSizes {
         switch self {
         case .application(let bytes): DFUPackage.ImageSizes(application: bytes.count)
         case .softdevice(let bytes): DFUPackage.ImageSizes(softdevice: bytes.count)
@@ -77,7 +77,7 @@ public enum FirmwareImage: Sendable, Equatable {
     ///
     /// - Parameter bytes: An image of any length.
     /// - Returns: The image, followed by 0–3 bytes of 0xFF.
-    public static func paddedToWord(_ bytes: [UInt8]) -> [UInt8] {
+    package static func paddedToWord(_ bytes: [UInt8]) -> [UInt8] {
         bytes + [UInt8](repeating: 0xFF, count: (4 - bytes.count % 4) % 4)
     }
 }

@@ -1,10 +1,10 @@
 extension InitCommand {
     /// The largest init packet a Secure DFU bootloader accepts: `INIT_COMMAND_MAX_SIZE`, 256 bytes in SDK 12–17
     /// (a larger Create Command object gets "insufficient resources", dfu-protocols.md §2.5).
-    public static let maximumPacketSize = 256
+    package static let maximumPacketSize = 256
 
     /// The most `boot_validation` entries a bootloader decodes (`max_count:3` in the SDK's `dfu-cc.options`).
-    public static let maximumBootValidationCount = 3
+    package static let maximumBootValidationCount = 3
 
     /// Generates the command nrfutil `pkg generate` writes for `image`.
     ///
@@ -25,7 +25,7 @@ extension InitCommand {
     ///   - file: The image's display name, for errors.
     /// - Throws: `emptyImage`, `imageNotWordAligned`, `imageTooLarge`, `emptySoftDeviceRequirement`,
     ///   `tooManyBootValidations`, `bootValidationNeedsSigner`.
-    public init(
+    package init(
         generatingFor image: FirmwareImage,
         options: SecureInitOptions,
         signer: (any InitPacketSigning)? = nil,

@@ -6,7 +6,7 @@
 ///
 /// A conforming type fails only when its crypto library does (out of memory), which is not an input error, so the
 /// requirement does not throw.
-public protocol InitPacketSigning: Sendable {
+package protocol InitPacketSigning: Sendable {
     /// Signs `message`: ECDSA P-256 over SHA-256 of `message`.
     ///
     /// - Parameter message: The bytes to sign.

@@ -15,9 +15,9 @@ import Checksums
 ///
 /// The stock SDK 7–11 bootloader reads only the 0.5 layout (a bare CRC-16 after the list); the extended layouts
 /// work only with bootloaders built for them.
-public struct LegacyInitPacket: Sendable, Equatable {
+package struct LegacyInitPacket: Sendable, Equatable {
     /// How the image is identified after the SoftDevice list; the case is chosen by nrfutil's `--dfu-ver`.
-    public enum Validation: Sendable, Equatable {
+    package enum Validation: Sendable, Equatable {
         /// dfu_ver ≤ 0.5: CRC-16/CCITT-FALSE of the image, u16. 2 bytes.
         case crc16(UInt16)
         /// dfu_ver 0.6: extension id u32 = 0, then the CRC-16, u16. 6 bytes.
@@ -31,7 +31,7 @@ public struct LegacyInitPacket: Sendable, Equatable {
     }
 
     /// Which ``Validation`` the generator computes.
-    public enum Format: Sendable, CaseIterable {
+    package enum Format: Sendable, CaseIterable {
         /// dfu_ver 0.5, what stock bootloaders and adafruit-nrfutil's default expect.
         case crc16
         /// dfu_ver 0.6.
@@ -41,15 +41,15 @@ public struct LegacyInitPacket: Sendable, Equatable {
     }
 
     /// device_type, u16 at offset 0; 0xFFFF (nrfutil's default) matches any device.
-    public var deviceType: UInt16
+    package var deviceType: UInt16
     /// device_revision, u16 at offset 2; 0xFFFF matches any.
-    public var deviceRevision: UInt16
+    package var deviceRevision: UInt16
     /// application_version, u32 at offset 4; 0xFFFFFFFF by default.
-    public var applicationVersion: UInt32
+    package var applicationVersion: UInt32
     /// softdevice_req: u16 count at offset 8, then one u16 FWID each; 0xFFFE accepts any SoftDevice.
-    public var softdeviceReq: [UInt16]
+    package var softdeviceReq: [UInt16]
     /// The extension after the SoftDevice list.
-    public var validation: Validation
+    package var validation: Validation
 
     /// Creates a packet from its fields; defaults are nrfutil's.
     ///
@@ -59,7 +59,7 @@ public struct LegacyInitPacket: Sendable, Equatable {
     ///   - applicationVersion: Offset 4.
     ///   - softdeviceReq: Offset 8 onwards.
     ///   - validation: The extension.
-    public init(
+    package init(
         deviceType: UInt16 = 0xFFFF,
         deviceRevision: UInt16 = 0xFFFF,
         applicationVersion: UInt32 = 0xFFFF_FFFF,
@@ -82,7 +82,7 @@ public struct LegacyInitPacket: Sendable, Equatable {
     ///   - softdeviceReq: Offset 8 onwards.
     ///   - image: The firmware `.bin` (for SoftDevice with bootloader, both concatenated).
     ///   - format: Which extension to compute; 0.5's bare CRC-16 by default.
-    public init(
+    package init(
         deviceType: UInt16 = 0xFFFF,
         deviceRevision: UInt16 = 0xFFFF,
         applicationVersion: UInt32 = 0xFFFF_FFFF,
@@ -108,7 +108,7 @@ public struct LegacyInitPacket: Sendable, Equatable {
     ///   - file: Display name for errors.
     /// - Throws: `invalidInitPacket` with `truncated`, `valueOutOfRange` (a SoftDevice count longer than the file),
     ///   `trailingBytes` or `unknownExtension`.
-    public init(decoding bytes: [UInt8], file: String) throws(DFUPackageError) {
+    package init(decoding bytes: [UInt8], file: String) throws(DFUPackageError) {
         func truncated() -> DFUPackageError {
             .invalidInitPacket(file: file, offset: bytes.count, problem: .truncated)
         }
@@ -170,7 +170,7 @@ public struct LegacyInitPacket: Sendable, Equatable {
     }
 
     /// The packed little-endian struct, byte-identical to nrfutil 0.5.x and adafruit-nrfutil output.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.appendLittleEndian(deviceType)
         bytes.appendLittleEndian(deviceRevision)
@@ -196,7 +196,7 @@ public struct LegacyInitPacket: Sendable, Equatable {
     }
 
     /// For dfu_ver 0.8 packets, the signed bytes and signature; nil for the other layouts.
-    public var signedMessage: SignedMessage? {
+    package var signedMessage: SignedMessage? {
         guard case .signedSHA256(_, _, let signature) = validation else { return nil }
         let bytes = encoded()
         return SignedMessage(
@@ -210,7 +210,7 @@ public struct LegacyInitPacket: Sendable, Equatable {
     ///   - image: The firmware `.bin`.
     ///   - imageFile: The image's display name, for errors.
     /// - Throws: `imageCRC16Mismatch`, `imageSizeMismatch`, `imageHashMismatch`.
-    public func validate(image: [UInt8], imageFile: String) throws(DFUPackageError) {
+    package func validate(image: [UInt8], imageFile: String) throws(DFUPackageError) {
         switch validation {
         case .crc16(let declared), .extendedCRC16(let declared):
             let actual = CRC16.checksum(image)

@@ -1,24 +1,24 @@
 /// `dfu.Command` of `dfu-cc.proto`: an opcode and the command it carries.
-public struct Command: Sendable, Equatable {
+package struct Command: Sendable, Equatable {
     /// `dfu.ResetCommand`: never written by nrfutil, decoded for completeness.
-    public struct ResetCommand: Sendable, Equatable {
+    package struct ResetCommand: Sendable, Equatable {
         /// Field 1, required `uint32`.
-        public var timeout: UInt32
+        package var timeout: UInt32
 
         /// Creates a reset command.
         ///
         /// - Parameter timeout: Field 1.
-        public init(timeout: UInt32) {
+        package init(timeout: UInt32) {
             self.timeout = timeout
         }
     }
 
     /// Field 1, `OpCode`.
-    public var opCode: OpCode?
+    package var opCode: OpCode?
     /// Field 2 (`init` in the proto), `InitCommand`.
-    public var initCommand: InitCommand?
+    package var initCommand: InitCommand?
     /// Field 3, `ResetCommand`.
-    public var reset: ResetCommand?
+    package var reset: ResetCommand?
 
     /// Creates a command; nil leaves a field out.
     ///
@@ -26,14 +26,14 @@ public struct Command: Sendable, Equatable {
     ///   - opCode: Field 1.
     ///   - initCommand: Field 2.
     ///   - reset: Field 3.
-    public init(opCode: OpCode? = nil, initCommand: InitCommand? = nil, reset: ResetCommand? = nil) {
+    package init(opCode: OpCode? = nil, initCommand: InitCommand? = nil, reset: ResetCommand? = nil) {
         self.opCode = opCode
         self.initCommand = initCommand
         self.reset = reset
     }
 
     /// The serialized message, fields in number order.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var writer = ProtobufWriter()
         if let opCode { writer.appendVarintField(1, UInt64(opCode.rawValue)) }
         if let initCommand { writer.appendBytesField(2, initCommand.encoded()) }

@@ -10,7 +10,7 @@ extension InitCommand {
     ///   - imageFile: The image's display name, for errors about it.
     ///   - initPacketFile: The `.dat` file's display name, for errors about missing fields.
     /// - Throws: `missingField`, `imageSizeMismatch`, `unsupportedHashType`, `imageHashMismatch`.
-    public func validate(image: [UInt8], imageFile: String, initPacketFile: String) throws(DFUPackageError) {
+    package func validate(image: [UInt8], imageFile: String, initPacketFile: String) throws(DFUPackageError) {
         try checkSize(of: image, imageFile: imageFile, initPacketFile: initPacketFile)
         try checkHash(of: image, imageFile: imageFile, initPacketFile: initPacketFile)
     }
@@ -21,7 +21,7 @@ extension InitCommand {
     /// - Parameter initPacketFile: The `.dat` file's display name, for errors.
     /// - Returns: The size in bytes.
     /// - Throws: `missingField` when `type` or a size the type needs is absent.
-    public func declaredImageSize(initPacketFile: String) throws(DFUPackageError) -> Int {
+    package func declaredImageSize(initPacketFile: String) throws(DFUPackageError) -> Int {
         func require(_ value: UInt32?, _ field: String) throws(DFUPackageError) -> Int {
             guard let value else { throw .missingField(file: initPacketFile, field: field) }
             return Int(value)
@@ -43,7 +43,7 @@ extension InitCommand {
     ///   - imageFile: The image's display name.
     ///   - initPacketFile: The `.dat` file's display name.
     /// - Throws: `missingField`, `imageSizeMismatch`.
-    public func checkSize(of image: [UInt8], imageFile: String, initPacketFile: String) throws(DFUPackageError) {
+    package func checkSize(of image: [UInt8], imageFile: String, initPacketFile: String) throws(DFUPackageError) {
         let declared = try declaredImageSize(initPacketFile: initPacketFile)
         guard image.count == declared else {
             throw .imageSizeMismatch(file: imageFile, actual: image.count, declared: declared)
@@ -57,7 +57,7 @@ extension InitCommand {
     ///   - imageFile: The image's display name.
     ///   - initPacketFile: The `.dat` file's display name.
     /// - Throws: `missingField` (no hash), `unsupportedHashType`, `imageHashMismatch` (digests in standard order).
-    public func checkHash(of image: [UInt8], imageFile: String, initPacketFile: String) throws(DFUPackageError) {
+    package func checkHash(of image: [UInt8], imageFile: String, initPacketFile: String) throws(DFUPackageError) {
         guard let hash else { throw .missingField(file: initPacketFile, field: "InitCommand.hash") }
         guard hash.hashType == .sha256 else {
             throw .unsupportedHashType(file: initPacketFile, hashType: hash.hashType)

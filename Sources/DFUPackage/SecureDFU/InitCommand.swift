@@ -7,23 +7,23 @@ import Checksums
 /// nrfutil does (the bootloader tests `has_type`, `has_app_size`, …). Repeated fields are absent when empty.
 /// Unknown fields are skipped when decoding and not kept. A scalar field that appears twice keeps the last value;
 /// a repeated embedded `hash` replaces rather than merges (nrfutil never writes either).
-public struct InitCommand: Sendable, Equatable {
+package struct InitCommand: Sendable, Equatable {
     /// `dfu.Hash`: a digest of the image.
-    public struct Hash: Sendable, Equatable {
+    package struct Hash: Sendable, Equatable {
         /// Field 1, required: the algorithm.
-        public var hashType: HashType
+        package var hashType: HashType
         /// Field 2, required, at most 32 bytes: the digest **byte-reversed** (least significant byte first).
         ///
         /// nrfutil stores SHA-256 of the `.bin` reversed because the bootloader's nrf_crypto backends compare
         /// little-endian digests; `digest[0]` is the last byte of the usual hex form. See ``standardOrderDigest``.
-        public var hash: [UInt8]
+        package var hash: [UInt8]
 
         /// Creates a hash from its wire fields.
         ///
         /// - Parameters:
         ///   - hashType: The algorithm.
         ///   - hash: The digest in stored (byte-reversed) order.
-        public init(hashType: HashType, hash: [UInt8]) {
+        package init(hashType: HashType, hash: [UInt8]) {
             self.hashType = hashType
             self.hash = hash
         }
@@ -31,55 +31,55 @@ public struct InitCommand: Sendable, Equatable {
         /// Creates the SHA-256 hash of `image` in the byte-reversed order nrfutil stores.
         ///
         /// - Parameter image: The firmware `.bin`.
-        public init(sha256Of image: [UInt8]) {
+        package init(sha256Of image: [UInt8]) {
             self.init(hashType: .sha256, hash: SHA256.hash(image).reversed())
         }
 
         /// The digest in the usual order (most significant byte first), as `sha256sum` prints it and as a
         /// verifier compares it with a digest it computes.
-        public var standardOrderDigest: [UInt8] { hash.reversed() }
+        package var standardOrderDigest: [UInt8] { hash.reversed() }
     }
 
     /// `dfu.BootValidation` (nrfutil 5.0+, SDK 15.3+; max 3 per command): how the bootloader checks the image at
     /// every boot.
-    public struct BootValidation: Sendable, Equatable {
+    package struct BootValidation: Sendable, Equatable {
         /// Field 1, required.
-        public var type: ValidationType
+        package var type: ValidationType
         /// Field 2, required, at most 64 bytes: empty for CRC and SHA-256; for ECDSA a signature over the image
         /// (for an SD+BL image, over the SoftDevice part) with r and s each little-endian.
-        public var bytes: [UInt8]
+        package var bytes: [UInt8]
 
         /// Creates a boot validation entry.
         ///
         /// - Parameters:
         ///   - type: The check.
         ///   - bytes: Its data, empty except for ECDSA.
-        public init(type: ValidationType, bytes: [UInt8] = []) {
+        package init(type: ValidationType, bytes: [UInt8] = []) {
             self.type = type
             self.bytes = bytes
         }
     }
 
     /// Field 1, `uint32`: the image version; the bootloader compares it for downgrade protection.
-    public var fwVersion: UInt32?
+    package var fwVersion: UInt32?
     /// Field 2, `uint32`: must equal the bootloader's hardware version (52 for nRF52 in Nordic's examples).
-    public var hwVersion: UInt32?
+    package var hwVersion: UInt32?
     /// Field 3, repeated packed `uint32`: accepted SoftDevice FWIDs; 0x00 means "no SoftDevice needed".
-    public var sdReq: [UInt32]
+    package var sdReq: [UInt32]
     /// Field 4, `FwType`.
-    public var type: FirmwareType?
+    package var type: FirmwareType?
     /// Field 5, `uint32`: SoftDevice bytes in the image.
-    public var sdSize: UInt32?
+    package var sdSize: UInt32?
     /// Field 6, `uint32`: bootloader bytes in the image.
-    public var blSize: UInt32?
+    package var blSize: UInt32?
     /// Field 7, `uint32`: application bytes in the image.
-    public var appSize: UInt32?
+    package var appSize: UInt32?
     /// Field 8, `Hash`.
-    public var hash: Hash?
+    package var hash: Hash?
     /// Field 9, `bool`, default false: debug bootloaders skip version checks when true.
-    public var isDebug: Bool?
+    package var isDebug: Bool?
     /// Field 10, repeated `BootValidation` (nrfutil 5.0+).
-    public var bootValidation: [BootValidation]
+    package var bootValidation: [BootValidation]
 
     /// Creates a command from its fields; nil leaves a field out.
     ///
@@ -94,7 +94,7 @@ public struct InitCommand: Sendable, Equatable {
     ///   - hash: Field 8.
     ///   - isDebug: Field 9.
     ///   - bootValidation: Field 10.
-    public init(
+    package init(
         fwVersion: UInt32? = nil,
         hwVersion: UInt32? = nil,
         sdReq: [UInt32] = [],
@@ -125,7 +125,7 @@ public struct InitCommand: Sendable, Equatable {
     ///   - file: Display name for errors.
     /// - Throws: `invalidInitPacket` for malformed bytes, `missingField` for an absent required field of `Hash` or
     ///   `BootValidation`.
-    public init(decoding bytes: [UInt8], file: String) throws(DFUPackageError) {
+    package init(decoding bytes: [UInt8], file: String) throws(DFUPackageError) {
         var reader = ProtobufReader(bytes, range: bytes.indices, file: file)
         try self.init(reading: &reader, file: file)
     }
@@ -133,7 +133,7 @@ public struct InitCommand: Sendable, Equatable {
     /// The serialized message, fields in number order as nrfutil (Python protobuf) writes them.
     ///
     /// This is the message a Secure DFU signature covers (see ``SignedMessage``).
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var writer = ProtobufWriter()
         if let fwVersion { writer.appendVarintField(1, UInt64(fwVersion)) }
         if let hwVersion { writer.appendVarintField(2, UInt64(hwVersion)) }

@@ -1,12 +1,12 @@
 /// `dfu.OpCode` of `dfu-cc.proto`: what a ``Command`` asks for.
-public enum OpCode: UInt32, Sendable, CaseIterable, CustomStringConvertible {
+package enum OpCode: UInt32, Sendable, CaseIterable, CustomStringConvertible {
     /// `RESET` (0).
     case reset = 0
     /// `INIT` (1): the command carries an ``InitCommand``. nrfutil always writes this.
     case initialize = 1
 
     /// The name used in `dfu-cc.proto`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .reset: "RESET"
         case .initialize: "INIT"
@@ -15,7 +15,7 @@ public enum OpCode: UInt32, Sendable, CaseIterable, CustomStringConvertible {
 }
 
 /// `dfu.FwType` of `dfu-cc.proto`: what kind of image an ``InitCommand`` describes.
-public enum FirmwareType: UInt32, Sendable, CaseIterable, CustomStringConvertible {
+package enum FirmwareType: UInt32, Sendable, CaseIterable, CustomStringConvertible {
     /// `APPLICATION` (0).
     case application = 0
     /// `SOFTDEVICE` (1).
@@ -28,7 +28,7 @@ public enum FirmwareType: UInt32, Sendable, CaseIterable, CustomStringConvertibl
     case externalApplication = 4
 
     /// The name used in `dfu-cc.proto`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .application: "APPLICATION"
         case .softdevice: "SOFTDEVICE"
@@ -40,7 +40,7 @@ public enum FirmwareType: UInt32, Sendable, CaseIterable, CustomStringConvertibl
 }
 
 /// `dfu.HashType` of `dfu-cc.proto`; bootloaders accept only ``sha256``.
-public enum HashType: UInt32, Sendable, CaseIterable, CustomStringConvertible {
+package enum HashType: UInt32, Sendable, CaseIterable, CustomStringConvertible {
     /// `NO_HASH` (0).
     case noHash = 0
     /// `CRC` (1).
@@ -53,7 +53,7 @@ public enum HashType: UInt32, Sendable, CaseIterable, CustomStringConvertible {
     case sha512 = 4
 
     /// The name used in `dfu-cc.proto`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .noHash: "NO_HASH"
         case .crc: "CRC"
@@ -65,7 +65,7 @@ public enum HashType: UInt32, Sendable, CaseIterable, CustomStringConvertible {
 }
 
 /// `dfu.ValidationType` of `dfu-cc.proto` (nrfutil 5.0+, SDK 15.3+): how the bootloader checks an image at boot.
-public enum ValidationType: UInt32, Sendable, CaseIterable, CustomStringConvertible {
+package enum ValidationType: UInt32, Sendable, CaseIterable, CustomStringConvertible {
     /// `NO_VALIDATION` (0).
     case noValidation = 0
     /// `VALIDATE_GENERATED_CRC` (1): nrfutil's default; the bytes are empty.
@@ -76,7 +76,7 @@ public enum ValidationType: UInt32, Sendable, CaseIterable, CustomStringConverti
     case validateECDSAP256SHA256 = 3
 
     /// The name used in `dfu-cc.proto`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .noValidation: "NO_VALIDATION"
         case .validateGeneratedCRC: "VALIDATE_GENERATED_CRC"
@@ -87,14 +87,14 @@ public enum ValidationType: UInt32, Sendable, CaseIterable, CustomStringConverti
 }
 
 /// `dfu.SignatureType` of `dfu-cc.proto`.
-public enum SignatureType: UInt32, Sendable, CaseIterable, CustomStringConvertible {
+package enum SignatureType: UInt32, Sendable, CaseIterable, CustomStringConvertible {
     /// `ECDSA_P256_SHA256` (0): the only type nrfutil writes and SDK bootloaders verify.
     case ecdsaP256SHA256 = 0
     /// `ED25519` (1): defined in the schema, never implemented by Nordic's tools.
     case ed25519 = 1
 
     /// The name used in `dfu-cc.proto`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .ecdsaP256SHA256: "ECDSA_P256_SHA256"
         case .ed25519: "ED25519"

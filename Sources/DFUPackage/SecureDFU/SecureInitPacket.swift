@@ -4,39 +4,39 @@
 /// `Packet { signed_command = 2 { command = 1, signature_type = 2, signature = 3 } }`. Here that choice is
 /// ``signature``: nil for the first form, present for the second. A `.dat` made by nrfutil starts with `0A`
 /// (unsigned) or `12` (signed).
-public struct SecureInitPacket: Sendable, Equatable {
+package struct SecureInitPacket: Sendable, Equatable {
     /// `SignedCommand.signature_type` and `SignedCommand.signature`.
-    public struct Signature: Sendable, Equatable {
+    package struct Signature: Sendable, Equatable {
         /// Field 2 of `SignedCommand`.
-        public var type: SignatureType
+        package var type: SignatureType
         /// Field 3 of `SignedCommand`, at most 64 bytes, as stored.
         ///
         /// For ECDSA P-256: r (32 bytes) then s (32 bytes), **each little-endian** (nrfutil `signing.py` reverses
         /// both halves of r‖s). ``SignedMessage/signature`` gives the usual big-endian order.
-        public var bytes: [UInt8]
+        package var bytes: [UInt8]
 
         /// Creates a signature from its stored form.
         ///
         /// - Parameters:
         ///   - type: The algorithm.
         ///   - bytes: The signature in stored order.
-        public init(type: SignatureType, bytes: [UInt8]) {
+        package init(type: SignatureType, bytes: [UInt8]) {
             self.type = type
             self.bytes = bytes
         }
     }
 
     /// The command; for firmware updates `op_code` INIT with an ``InitCommand``.
-    public var command: Command
+    package var command: Command
     /// The signature over the serialized ``InitCommand``, or nil for an unsigned packet.
-    public var signature: Signature?
+    package var signature: Signature?
 
     /// Creates a packet.
     ///
     /// - Parameters:
     ///   - command: The command.
     ///   - signature: The signature, or nil to encode an unsigned packet.
-    public init(command: Command, signature: Signature? = nil) {
+    package init(command: Command, signature: Signature? = nil) {
         self.command = command
         self.signature = signature
     }
@@ -47,7 +47,7 @@ public struct SecureInitPacket: Sendable, Equatable {
     /// - Parameters:
     ///   - initCommand: The init command.
     ///   - signature: A signature over `initCommand.encoded()`, in stored order.
-    public init(initCommand: InitCommand, signature: Signature? = nil) {
+    package init(initCommand: InitCommand, signature: Signature? = nil) {
         self.init(command: Command(opCode: .initialize, initCommand: initCommand), signature: signature)
     }
 
@@ -58,12 +58,12 @@ public struct SecureInitPacket: Sendable, Equatable {
     ///   - file: Display name for errors, e.g. `app.zip/nrf52832_xxaa.dat`.
     /// - Throws: `invalidInitPacket` (truncation, overlong varint, bad wire type, unknown enum value, …),
     ///   `missingField` for an absent required field, `emptyInitPacket`, `ambiguousInitPacket`.
-    public init(decoding bytes: [UInt8], file: String) throws(DFUPackageError) {
+    package init(decoding bytes: [UInt8], file: String) throws(DFUPackageError) {
         self = try Self.decode(bytes, file: file).packet
     }
 
     /// The serialized `Packet`, byte-identical to nrfutil's output for the same fields.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var writer = ProtobufWriter()
         if let signature {
             var signed = ProtobufWriter()
@@ -88,7 +88,7 @@ public struct SecureInitPacket: Sendable, Equatable {
     ///   - file: Display name for errors.
     /// - Returns: nil when the packet is unsigned.
     /// - Throws: As ``init(decoding:file:)``, and `missingField` for a signed command without `init`.
-    public static func signedMessage(in bytes: [UInt8], file: String) throws(DFUPackageError) -> SignedMessage? {
+    package static func signedMessage(in bytes: [UInt8], file: String) throws(DFUPackageError) -> SignedMessage? {
         let decoded = try decode(bytes, file: file)
         guard let signature = decoded.packet.signature else { return nil }
         guard let range = decoded.initRange else { throw .missingField(file: file, field: "Command.init") }

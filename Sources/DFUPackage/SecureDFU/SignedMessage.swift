@@ -11,16 +11,16 @@
 ///
 /// ``signature`` is always the usual big-endian r‖s (what, for example, swift-crypto's
 /// `P256.Signing.ECDSASignature(rawRepresentation:)` expects). Verification itself is another module's job.
-public struct SignedMessage: Sendable, Equatable {
+package struct SignedMessage: Sendable, Equatable {
     /// The exact bytes that were signed.
-    public let message: [UInt8]
+    package let message: [UInt8]
     /// The algorithm.
-    public let signatureType: SignatureType
+    package let signatureType: SignatureType
     /// The signature in standard order.
     ///
     /// For ECDSA P-256: r (32 bytes) then s (32 bytes), each most significant byte first. ED25519 bytes, which no
     /// Nordic tool writes, are passed through as stored.
-    public let signature: [UInt8]
+    package let signature: [UInt8]
 
     /// Creates a signed message from values already in standard order.
     ///
@@ -28,7 +28,7 @@ public struct SignedMessage: Sendable, Equatable {
     ///   - message: The signed bytes.
     ///   - signatureType: The algorithm.
     ///   - signature: The signature in standard (big-endian r‖s) order.
-    public init(message: [UInt8], signatureType: SignatureType, signature: [UInt8]) {
+    package init(message: [UInt8], signatureType: SignatureType, signature: [UInt8]) {
         self.message = message
         self.signatureType = signatureType
         self.signature = signature
@@ -38,7 +38,7 @@ public struct SignedMessage: Sendable, Equatable {
     ///
     /// - Parameter bytes: An even number of bytes, typically 64.
     /// - Returns: The first half reversed followed by the second half reversed.
-    public static func swappingHalvesByteOrder(_ bytes: [UInt8]) -> [UInt8] {
+    package static func swappingHalvesByteOrder(_ bytes: [UInt8]) -> [UInt8] {
         let half = bytes.count / 2
         return bytes[..<half].reversed() + bytes[half...].reversed()
     }

@@ -7,32 +7,32 @@ import Checksums
 /// and its CRC-32 compared with the central directory before ``init(bytes:name:limits:)`` returns, so a value that
 /// exists holds only verified contents. Entry names that could escape an extraction folder are refused even though
 /// nothing is written to disk, because a package containing them was not made by nrfutil and is not trustworthy.
-public struct ZipArchive: Sendable, Equatable {
+package struct ZipArchive: Sendable, Equatable {
     /// Caps on declared uncompressed sizes, checked before anything is inflated.
     ///
     /// The largest nRF5 part has 1 MiB of flash, so one entry of 16 MiB and 64 MiB in total leave a wide margin for
     /// any real package while keeping a hostile archive from making the tool allocate gigabytes.
-    public struct Limits: Sendable, Equatable {
+    package struct Limits: Sendable, Equatable {
         /// The largest uncompressed size one entry may declare, in bytes (default 16 MiB).
-        public var maximumEntrySize: Int
+        package var maximumEntrySize: Int
         /// The largest sum of declared uncompressed sizes, in bytes (default 64 MiB).
-        public var maximumTotalSize: Int
+        package var maximumTotalSize: Int
 
         /// Creates limits; the defaults suit firmware packages (see ``Limits``).
         ///
         /// - Parameters:
         ///   - maximumEntrySize: The per-entry cap in bytes.
         ///   - maximumTotalSize: The cap on the sum of all entries in bytes.
-        public init(maximumEntrySize: Int = 16 << 20, maximumTotalSize: Int = 64 << 20) {
+        package init(maximumEntrySize: Int = 16 << 20, maximumTotalSize: Int = 64 << 20) {
             self.maximumEntrySize = maximumEntrySize
             self.maximumTotalSize = maximumTotalSize
         }
     }
 
     /// The display name used in error messages, such as `app.zip` or `<stdin>`.
-    public let name: String
+    package let name: String
     /// The names of the file entries in central-directory order; directory entries (ending in `/`) are left out.
-    public let entryNames: [String]
+    package let entryNames: [String]
     private let files: [String: [UInt8]]
 
     /// Reads and verifies a whole archive.
@@ -46,7 +46,7 @@ public struct ZipArchive: Sendable, Equatable {
     ///   `unsafeEntryName`, `duplicateEntry`, `localNameMismatch`, `dataDescriptorMismatch`, `entryTooLarge`,
     ///   `archiveTooLarge`, `inflatedSizeExceedsDeclared`, `entrySizeMismatch`, `corruptCompressedData`,
     ///   `entryCRCMismatch`.
-    public init(bytes: [UInt8], name: String, limits: Limits = Limits()) throws(DFUPackageError) {
+    package init(bytes: [UInt8], name: String, limits: Limits = Limits()) throws(DFUPackageError) {
         self.name = name
         let directory = try CentralDirectory(bytes: bytes, archive: name)
         var names: [String] = []
@@ -83,7 +83,7 @@ public struct ZipArchive: Sendable, Equatable {
     ///
     /// - Parameter entryName: The full name inside the archive, with `/` separators.
     /// - Returns: The uncompressed bytes.
-    public func contents(of entryName: String) -> [UInt8]? {
+    package func contents(of entryName: String) -> [UInt8]? {
         files[entryName]
     }
 

@@ -2,7 +2,7 @@
 ///
 /// Which roles exist depends on the mode the device is in: a Secure DFU bootloader exposes the secure control
 /// point and packet, a legacy bootloader the legacy trio, an application at most its buttonless characteristic.
-public enum CharacteristicRole: Hashable, Sendable, CaseIterable, CustomStringConvertible {
+package enum CharacteristicRole: Hashable, Sendable, CaseIterable, CustomStringConvertible {
     /// Secure DFU Control Point (Write, Notify), in service FE59.
     case secureControlPoint
     /// Secure DFU Packet (Write Without Response), in service FE59.
@@ -19,12 +19,12 @@ public enum CharacteristicRole: Hashable, Sendable, CaseIterable, CustomStringCo
     case legacyVersion
 
     /// The Secure DFU service UUID (SIG-assigned 16-bit `FE59`) in full 128-bit form.
-    public static let secureServiceUUID = "0000FE59-0000-1000-8000-00805F9B34FB"
+    package static let secureServiceUUID = "0000FE59-0000-1000-8000-00805F9B34FB"
     /// The legacy DFU service UUID.
-    public static let legacyServiceUUID = "00001530-1212-EFDE-1523-785FEABCD123"
+    package static let legacyServiceUUID = "00001530-1212-EFDE-1523-785FEABCD123"
 
     /// The characteristic's 128-bit UUID, upper case (dfu-protocols.md §0.1).
-    public var uuid: String {
+    package var uuid: String {
         switch self {
         case .secureControlPoint: "8EC90001-F315-4F60-9FB8-838830DAEA50"
         case .securePacket: "8EC90002-F315-4F60-9FB8-838830DAEA50"
@@ -37,7 +37,7 @@ public enum CharacteristicRole: Hashable, Sendable, CaseIterable, CustomStringCo
     }
 
     /// The UUID of the service that holds the characteristic.
-    public var serviceUUID: String {
+    package var serviceUUID: String {
         switch self {
         case .secureControlPoint, .securePacket, .buttonlessWithoutBonds, .buttonlessWithBonds:
             Self.secureServiceUUID
@@ -58,7 +58,7 @@ public enum CharacteristicRole: Hashable, Sendable, CaseIterable, CustomStringCo
     var isPacket: Bool { self == .securePacket || self == .legacyPacket }
 
     /// The role's name in logs.
-    public var description: String {
+    package var description: String {
         switch self {
         case .secureControlPoint: "secure control point"
         case .securePacket: "secure packet"

@@ -2,14 +2,14 @@
 ///
 /// `bytes[0]` is the most significant byte (`AA` in `AA:BB:CC:DD:EE:FF`) and `bytes[5]` the least significant
 /// one, the byte the SoftDevice stores in `ble_gap_addr_t.addr[0]`.
-public struct DeviceAddress: Hashable, Sendable, CustomStringConvertible {
+package struct DeviceAddress: Hashable, Sendable, CustomStringConvertible {
     /// The six address bytes, most significant first.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
 
     /// Creates an address from six bytes, most significant first.
     ///
     /// - Parameter bytes: Exactly six bytes; any other count is a programmer error.
-    public init(bytes: [UInt8]) {
+    package init(bytes: [UInt8]) {
         precondition(bytes.count == 6, "a device address has 6 bytes, got \(bytes.count)")
         self.bytes = bytes
     }
@@ -18,7 +18,7 @@ public struct DeviceAddress: Hashable, Sendable, CustomStringConvertible {
     ///
     /// - Parameter text: Six two-digit hex groups separated by colons.
     /// Fails when `text` is not of that form.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let groups = text.split(separator: ":", omittingEmptySubsequences: false)
         guard groups.count == 6 else { return nil }
         var parsed: [UInt8] = []
@@ -30,7 +30,7 @@ public struct DeviceAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The text form, upper-case hex, most significant byte first.
-    public var description: String {
+    package var description: String {
         let digits = Array("0123456789ABCDEF")
         return bytes.map { String([digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]]) }.joined(separator: ":")
     }
@@ -40,7 +40,7 @@ public struct DeviceAddress: Hashable, Sendable, CustomStringConvertible {
     ///
     /// nRF5 SDK 15–17 `nrf_dfu_ble.c` `gap_address_change()` does `addr.addr[0] += 1` on a `uint8_t`, so
     /// `…:FF` becomes `…:00` and no other byte changes.
-    public var bootloaderAddress: DeviceAddress {
+    package var bootloaderAddress: DeviceAddress {
         var next = bytes
         next[5] &+= 1
         return DeviceAddress(bytes: next)

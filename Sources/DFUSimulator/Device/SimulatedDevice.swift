@@ -10,7 +10,7 @@
 /// The device is written from the Nordic sources, independently of the DFU client, so that it can be the
 /// client's oracle: protocol mistakes are answered with the codes the real bootloader sends and are recorded in
 /// ``log`` as client violations.
-public struct SimulatedDevice: Sendable {
+package struct SimulatedDevice: Sendable {
     private enum Mode {
         case application(ButtonlessApplication)
         case secureBootloader(SecureBootloader)
@@ -42,7 +42,7 @@ public struct SimulatedDevice: Sendable {
     }
 
     /// The configuration the device was built from.
-    public let configuration: SimulatorConfiguration
+    package let configuration: SimulatorConfiguration
     private var mode: Mode
     private var connection: Connection?
     private var nextConnectionID = 1
@@ -54,16 +54,16 @@ public struct SimulatedDevice: Sendable {
     private var sequence = 0
     private var lastActivity: Duration = .zero
     /// How the device advertises now; `nil` while it is connected or resetting.
-    public private(set) var advertisement: Advertisement?
+    package private(set) var advertisement: Advertisement?
     /// How the device advertises whenever it is not connected, until the next reset.
     private var bootAdvertisement: Advertisement?
     /// Everything noteworthy so far: client violations, injected faults, device actions.
-    public private(set) var log: [SimulatorLogEntry] = []
+    package private(set) var log: [SimulatorLogEntry] = []
 
     /// Creates a device that starts advertising at time zero.
     ///
     /// - Parameter configuration: The device's build and state.
-    public init(configuration: SimulatorConfiguration) {
+    package init(configuration: SimulatorConfiguration) {
         self.configuration = configuration
         flash = FlashTimeline(timing: configuration.flash)
         injector = FaultInjector(plan: configuration.faults)
@@ -86,7 +86,7 @@ public struct SimulatedDevice: Sendable {
     // MARK: Observation
 
     /// The firmware running, or `nil` while the device resets.
-    public var deviceMode: DeviceMode? {
+    package var deviceMode: DeviceMode? {
         switch mode {
         case .application: .application
         case .secureBootloader: .secureBootloader
@@ -96,25 +96,25 @@ public struct SimulatedDevice: Sendable {
     }
 
     /// Whether a central is connected.
-    public var isConnected: Bool { connection != nil }
+    package var isConnected: Bool { connection != nil }
 
     /// The image of `type` activated during this session (the latest one), or `nil` if none was.
     ///
     /// - Parameter type: The firmware component.
     /// - Returns: The activated bytes.
-    public func activatedImage(_ type: FirmwareType) -> [UInt8]? { storage.activated[type] }
+    package func activatedImage(_ type: FirmwareType) -> [UInt8]? { storage.activated[type] }
 
     /// The image of `type` installed now (configured at start or activated since).
     ///
     /// - Parameter type: The firmware component.
     /// - Returns: The installed bytes.
-    public func installedImage(_ type: FirmwareType) -> [UInt8]? { storage.images[type] }
+    package func installedImage(_ type: FirmwareType) -> [UInt8]? { storage.images[type] }
 
     /// The messages of the client violations logged so far.
-    public var violations: [String] { log.filter { $0.kind == .clientViolation }.map(\.message) }
+    package var violations: [String] { log.filter { $0.kind == .clientViolation }.map(\.message) }
 
     /// When the next held-back output or device action is due, if any; a driver advances to it.
-    public var nextEventTime: Duration? {
+    package var nextEventTime: Duration? {
         [scheduled.map(\.time).min(), inactivityDeadline].compactMap { $0 }.min()
     }
 
@@ -126,7 +126,7 @@ public struct SimulatedDevice: Sendable {
     ///   - mtu: The ATT MTU the central requests (23 if it does no exchange).
     ///   - time: When.
     /// - Returns: Due events, then `connected` with the negotiated MTU.
-    public mutating func connect(mtu: Int, at time: Duration) -> [SimulatorEvent] {
+    package mutating func connect(mtu: Int, at time: Duration) -> [SimulatorEvent] {
         var events = advance(to: time)
         lastActivity = time
         guard connection == nil else {
@@ -155,7 +155,7 @@ public struct SimulatedDevice: Sendable {
     ///   - role: The characteristic.
     ///   - time: When.
     /// - Returns: Due events, then `subscribed` or a failure.
-    public mutating func enableNotifications(role: CharacteristicRole, at time: Duration) -> [SimulatorEvent] {
+    package mutating func enableNotifications(role: CharacteristicRole, at time: Duration) -> [SimulatorEvent] {
         var events = advance(to: time)
         lastActivity = time
         guard var link = connection else {
@@ -183,7 +183,7 @@ public struct SimulatedDevice: Sendable {
     ///   - withResponse: `true` for an ATT Write Request, `false` for a Write Command.
     ///   - time: When.
     /// - Returns: Due events, then the write response (for requests) and whatever the device answers now.
-    public mutating func write(
+    package mutating func write(
         role: CharacteristicRole,
         bytes: [UInt8],
         withResponse: Bool,
@@ -250,7 +250,7 @@ public struct SimulatedDevice: Sendable {
     ///   - role: The characteristic.
     ///   - time: When.
     /// - Returns: Due events, then the value or a failure.
-    public mutating func read(role: CharacteristicRole, at time: Duration) -> [SimulatorEvent] {
+    package mutating func read(role: CharacteristicRole, at time: Duration) -> [SimulatorEvent] {
         var events = advance(to: time)
         lastActivity = time
         guard connection != nil else {
@@ -279,7 +279,7 @@ public struct SimulatedDevice: Sendable {
     ///
     /// - Parameter time: When.
     /// - Returns: Due events.
-    public mutating func disconnect(at time: Duration) -> [SimulatorEvent] {
+    package mutating func disconnect(at time: Duration) -> [SimulatorEvent] {
         let events = advance(to: time)
         lastActivity = time
         guard connection != nil else {
@@ -295,7 +295,7 @@ public struct SimulatedDevice: Sendable {
     ///
     /// - Parameter time: The new current time; earlier than the current time is a programmer error.
     /// - Returns: The events that became due, in order.
-    public mutating func advance(to time: Duration) -> [SimulatorEvent] {
+    package mutating func advance(to time: Duration) -> [SimulatorEvent] {
         precondition(time >= now, "time went backwards from \(now) to \(time)")
         var events: [SimulatorEvent] = []
         while true {
@@ -325,7 +325,7 @@ public struct SimulatedDevice: Sendable {
 
 extension SimulatedDevice {
     /// The characteristics the device exposes in its current mode (its GATT database, as a central discovers it).
-    public var availableRoles: Set<CharacteristicRole> {
+    package var availableRoles: Set<CharacteristicRole> {
         switch mode {
         case .application(let application): application.roles
         case .secureBootloader: [.secureControlPoint, .securePacket]

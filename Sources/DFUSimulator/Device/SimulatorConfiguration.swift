@@ -2,35 +2,35 @@
 ///
 /// The defaults describe an nRF52832 running an SDK 15–17 example Secure DFU bootloader with no application
 /// installed; each default names its source.
-public struct SimulatorConfiguration: Sendable {
+package struct SimulatorConfiguration: Sendable {
     /// The application's address; bootloader addresses derive from it (``DeviceAddress/bootloaderAddress``).
-    public var address: DeviceAddress
+    package var address: DeviceAddress
     /// The application's advertised name.
-    public var applicationName: String
+    package var applicationName: String
     /// The bootloader's default advertised name, `NRF_DFU_BLE_ADV_NAME` = "DfuTarg" in the SDK examples.
-    public var bootloaderName: String
+    package var bootloaderName: String
     /// Which bootloader is installed.
-    public var bootloader: BootloaderKind
+    package var bootloader: BootloaderKind
     /// Which buttonless service the application exposes.
-    public var buttonless: ButtonlessService
+    package var buttonless: ButtonlessService
     /// The application installed before the session, or `nil` for none; the device starts in the application
     /// when one is installed, else in the bootloader.
-    public var installedApplication: [UInt8]?
+    package var installedApplication: [UInt8]?
     /// Flash erase and write times.
-    public var flash: FlashTiming
+    package var flash: FlashTiming
     /// The largest ATT MTU the application accepts in an MTU exchange.
-    public var applicationMaximumMTU: Int
+    package var applicationMaximumMTU: Int
     /// Time from a reset until the device advertises again.
     ///
     /// 300 ms is a simulator choice, not a measurement.
-    public var resetDuration: Duration
+    package var resetDuration: Duration
     /// Supervision timeout: how long a central takes to notice that the device reset without closing the link
     /// (the legacy buttonless jump, an injected reboot).
     ///
     /// 4 s as in the SDK 11 examples (dfu-protocols.md §1.12).
-    public var supervisionTimeout: Duration
+    package var supervisionTimeout: Duration
     /// Faults to inject.
-    public var faults: FaultPlan
+    package var faults: FaultPlan
 
     /// Creates a configuration.
     ///
@@ -40,7 +40,7 @@ public struct SimulatorConfiguration: Sendable {
     ///   - buttonless: The application's buttonless service; defaults to none.
     ///   - installedApplication: The application present at start, if any.
     ///   - faults: Faults to inject; defaults to none.
-    public init(
+    package init(
         address: DeviceAddress = DeviceAddress(bytes: [0xC0, 0xDE, 0x00, 0x00, 0x00, 0x01]),
         bootloader: BootloaderKind = .secure(SecureBootloaderOptions()),
         buttonless: ButtonlessService = .none,
@@ -62,7 +62,7 @@ public struct SimulatorConfiguration: Sendable {
 }
 
 /// The bootloader installed in the simulated device.
-public enum BootloaderKind: Sendable {
+package enum BootloaderKind: Sendable {
     /// A Secure DFU bootloader (nRF5 SDK 15–17 behaviour).
     case secure(SecureBootloaderOptions)
     /// A legacy DFU bootloader.
@@ -77,7 +77,7 @@ public enum BootloaderKind: Sendable {
 }
 
 /// The buttonless DFU service of the application.
-public enum ButtonlessService: Equatable, Sendable {
+package enum ButtonlessService: Equatable, Sendable {
     /// None: the application cannot be told to enter the bootloader.
     case none
     /// The legacy DFU service in the application (Version characteristic 0.1, CP `01 04` jumps).
@@ -92,13 +92,13 @@ public enum ButtonlessService: Equatable, Sendable {
 }
 
 /// How long the device's flash takes, per operation.
-public struct FlashTiming: Equatable, Sendable {
+package struct FlashTiming: Equatable, Sendable {
     /// Bytes in one flash page.
-    public var pageSize: Int
+    package var pageSize: Int
     /// Time to erase one page.
-    public var pageErase: Duration
+    package var pageErase: Duration
     /// Time to write one 32-bit word.
-    public var wordWrite: Duration
+    package var wordWrite: Duration
 
     /// Creates a timing.
     ///
@@ -106,7 +106,7 @@ public struct FlashTiming: Equatable, Sendable {
     ///   - pageSize: Bytes per page.
     ///   - pageErase: Time per page erase.
     ///   - wordWrite: Time per word write.
-    public init(pageSize: Int, pageErase: Duration, wordWrite: Duration) {
+    package init(pageSize: Int, pageErase: Duration, wordWrite: Duration) {
         self.pageSize = pageSize
         self.pageErase = pageErase
         self.wordWrite = wordWrite
@@ -117,15 +117,15 @@ public struct FlashTiming: Equatable, Sendable {
     /// The S112 SoftDevice Specification ("Flash memory API", infocenter sds_s112) gives these as the
     /// maxima on nRF52810; the S132 specification gives 89.7 ms and 338 µs on nRF52832 through the SoftDevice
     /// flash API. The maxima are used so that hosts which do not wait after Create see the problem.
-    public static let nRF52 = FlashTiming(pageSize: 4096, pageErase: .milliseconds(85), wordWrite: .microseconds(41))
+    package static let nRF52 = FlashTiming(pageSize: 4096, pageErase: .milliseconds(85), wordWrite: .microseconds(41))
 
     /// nRF51: 1 KiB pages, about 22 ms per page erase and 48 µs per word (S130 SoftDevice Specification,
     /// "Flash memory API").
-    public static let nRF51 = FlashTiming(pageSize: 1024, pageErase: .milliseconds(22), wordWrite: .microseconds(48))
+    package static let nRF51 = FlashTiming(pageSize: 1024, pageErase: .milliseconds(22), wordWrite: .microseconds(48))
 }
 
 /// Which firmware component an image is.
-public enum FirmwareType: Hashable, Sendable, CaseIterable {
+package enum FirmwareType: Hashable, Sendable, CaseIterable {
     /// The application.
     case application
     /// The SoftDevice.

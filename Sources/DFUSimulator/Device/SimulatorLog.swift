@@ -1,7 +1,7 @@
 /// One line of the simulator's inspectable log.
-public struct SimulatorLogEntry: Equatable, Sendable, CustomStringConvertible {
+package struct SimulatorLogEntry: Equatable, Sendable, CustomStringConvertible {
     /// What kind of line this is.
-    public enum Kind: Equatable, Sendable {
+    package enum Kind: Equatable, Sendable {
         /// The client broke the protocol; the device answered as the real one would.
         case clientViolation
         /// An injected fault acted.
@@ -11,14 +11,14 @@ public struct SimulatorLogEntry: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// When it happened.
-    public let time: Duration
+    package let time: Duration
     /// What kind of line this is.
-    public let kind: Kind
+    package let kind: Kind
     /// The message, lowercase, naming the problem.
-    public let message: String
+    package let message: String
 
     /// `time kind: message`, for example "0.2 seconds client violation: execute with incomplete object".
-    public var description: String {
+    package var description: String {
         let label =
             switch kind {
             case .clientViolation: "client violation"

@@ -1,26 +1,26 @@
 /// Something the simulated device did, stamped with the virtual time it happened.
-public struct SimulatorEvent: Equatable, Sendable, CustomStringConvertible {
+package struct SimulatorEvent: Equatable, Sendable, CustomStringConvertible {
     /// When it happened, as time since the session started.
-    public let time: Duration
+    package let time: Duration
     /// What happened.
-    public let output: SimulatorOutput
+    package let output: SimulatorOutput
 
     /// Creates an event.
     ///
     /// - Parameters:
     ///   - time: When it happened.
     ///   - output: What happened.
-    public init(time: Duration, output: SimulatorOutput) {
+    package init(time: Duration, output: SimulatorOutput) {
         self.time = time
         self.output = output
     }
 
     /// The event as one log line, `time output`.
-    public var description: String { "\(time) \(output)" }
+    package var description: String { "\(time) \(output)" }
 }
 
 /// An output of the simulated device, at GATT level.
-public enum SimulatorOutput: Equatable, Sendable, CustomStringConvertible {
+package enum SimulatorOutput: Equatable, Sendable, CustomStringConvertible {
     /// The link is up with this ATT MTU (after the MTU exchange).
     case connected(mtu: Int)
     /// The device acknowledged a CCCD write enabling notifications or indications on the role.
@@ -41,7 +41,7 @@ public enum SimulatorOutput: Equatable, Sendable, CustomStringConvertible {
     case rebooted(Advertisement)
 
     /// The output as it appears in traces: hex bytes with the role name.
-    public var description: String {
+    package var description: String {
         switch self {
         case .connected(let mtu): "connected, MTU \(mtu)"
         case .subscribed(let role): "subscribed to \(role)"
@@ -57,7 +57,7 @@ public enum SimulatorOutput: Equatable, Sendable, CustomStringConvertible {
 }
 
 /// Why a GATT operation failed.
-public enum GATTFailure: Equatable, Sendable, CustomStringConvertible {
+package enum GATTFailure: Equatable, Sendable, CustomStringConvertible {
     /// The device answered with an ATT error.
     case att(ATTError)
     /// There is no link.
@@ -66,7 +66,7 @@ public enum GATTFailure: Equatable, Sendable, CustomStringConvertible {
     case characteristicNotFound
 
     /// The failure in words.
-    public var description: String {
+    package var description: String {
         switch self {
         case .att(let error): "\(error)"
         case .notConnected: "not connected"
@@ -77,7 +77,7 @@ public enum GATTFailure: Equatable, Sendable, CustomStringConvertible {
 
 /// ATT error codes the DFU services answer with (Bluetooth Core Vol 3 Part F §3.4.1.1 and the
 /// Client Characteristic Configuration Descriptor error from Core Supplement Part B §1.2).
-public enum ATTError: UInt8, Equatable, Sendable, CustomStringConvertible {
+package enum ATTError: UInt8, Equatable, Sendable, CustomStringConvertible {
     /// 0x02: the attribute cannot be read.
     case readNotPermitted = 0x02
     /// 0x03: the attribute cannot be written (for example a write request to a write-without-response value).
@@ -88,7 +88,7 @@ public enum ATTError: UInt8, Equatable, Sendable, CustomStringConvertible {
     case cccdImproperlyConfigured = 0xFD
 
     /// The error's name and code.
-    public var description: String {
+    package var description: String {
         let name =
             switch self {
             case .readNotPermitted: "read not permitted"
@@ -101,7 +101,7 @@ public enum ATTError: UInt8, Equatable, Sendable, CustomStringConvertible {
 }
 
 /// Why the link went down.
-public enum DisconnectReason: Equatable, Sendable, CustomStringConvertible {
+package enum DisconnectReason: Equatable, Sendable, CustomStringConvertible {
     /// The device closed the link (activation, buttonless jump, abort, reset command).
     case terminatedByDevice
     /// The device reset without closing the link; the central notices by supervision timeout.
@@ -110,7 +110,7 @@ public enum DisconnectReason: Equatable, Sendable, CustomStringConvertible {
     case linkLost
 
     /// The reason in words.
-    public var description: String {
+    package var description: String {
         switch self {
         case .terminatedByDevice: "terminated by device"
         case .supervisionTimeout: "supervision timeout"
@@ -120,7 +120,7 @@ public enum DisconnectReason: Equatable, Sendable, CustomStringConvertible {
 }
 
 /// The firmware the device runs.
-public enum DeviceMode: Equatable, Sendable, CustomStringConvertible {
+package enum DeviceMode: Equatable, Sendable, CustomStringConvertible {
     /// The application (with whatever buttonless service the configuration gives it).
     case application
     /// The Secure DFU bootloader.
@@ -129,7 +129,7 @@ public enum DeviceMode: Equatable, Sendable, CustomStringConvertible {
     case legacyBootloader
 
     /// The mode in words.
-    public var description: String {
+    package var description: String {
         switch self {
         case .application: "application"
         case .secureBootloader: "secure bootloader"
@@ -139,13 +139,13 @@ public enum DeviceMode: Equatable, Sendable, CustomStringConvertible {
 }
 
 /// How the device advertises after a reset.
-public struct Advertisement: Equatable, Sendable, CustomStringConvertible {
+package struct Advertisement: Equatable, Sendable, CustomStringConvertible {
     /// The firmware running.
-    public let mode: DeviceMode
+    package let mode: DeviceMode
     /// The address it advertises with.
-    public let address: DeviceAddress
+    package let address: DeviceAddress
     /// The Complete Local Name in the advertising data.
-    public let name: String
+    package let name: String
 
     /// Creates an advertisement description.
     ///
@@ -153,14 +153,14 @@ public struct Advertisement: Equatable, Sendable, CustomStringConvertible {
     ///   - mode: The firmware running.
     ///   - address: The advertised address.
     ///   - name: The advertised name.
-    public init(mode: DeviceMode, address: DeviceAddress, name: String) {
+    package init(mode: DeviceMode, address: DeviceAddress, name: String) {
         self.mode = mode
         self.address = address
         self.name = name
     }
 
     /// `mode at address 'name'`.
-    public var description: String { "\(mode) at \(address) '\(name)'" }
+    package var description: String { "\(mode) at \(address) '\(name)'" }
 }
 
 func hexByte(_ byte: UInt8) -> String {

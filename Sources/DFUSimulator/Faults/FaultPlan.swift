@@ -4,25 +4,25 @@
 /// (style §33, after smoltcp's `FaultInjector`). Random choices (whether a `random` trigger fires, which byte
 /// a corruption hits, which bit it flips) come from a SplitMix64 generator seeded with ``seed``, drawn in
 /// event order, so two runs with the same seed and the same client inputs inject the same faults.
-public struct FaultPlan: Sendable {
+package struct FaultPlan: Sendable {
     /// The generator seed.
-    public var seed: UInt64
+    package var seed: UInt64
     /// The faults, evaluated in order for every event they apply to.
-    public var faults: [Fault]
+    package var faults: [Fault]
 
     /// Creates a plan.
     ///
     /// - Parameters:
     ///   - seed: The generator seed.
     ///   - faults: The faults to inject.
-    public init(seed: UInt64 = 0, faults: [Fault] = []) {
+    package init(seed: UInt64 = 0, faults: [Fault] = []) {
         self.seed = seed
         self.faults = faults
     }
 }
 
 /// When a counted fault fires.
-public enum FaultTrigger: Equatable, Sendable {
+package enum FaultTrigger: Equatable, Sendable {
     /// On the n-th matching event only (1-based).
     case occurrence(Int)
     /// On every matching event from the n-th on (1-based).
@@ -32,7 +32,7 @@ public enum FaultTrigger: Equatable, Sendable {
 }
 
 /// One kind of fault.
-public enum Fault: Equatable, Sendable {
+package enum Fault: Equatable, Sendable {
     /// A packet-characteristic write is lost before the device sees it.
     case dropPacket(FaultTrigger)
     /// A packet-characteristic write reaches the device twice.

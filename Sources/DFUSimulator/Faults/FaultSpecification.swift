@@ -9,12 +9,12 @@
 /// | `respond@OPCODE:RESULT[:EXTENDED]` | answer the first request with that opcode with that result (hex bytes) |
 /// | `misaligned` | drop misaligned writes silently (SDK 15+) |
 /// | `mtu@N` | grant at most ATT MTU N |
-public enum FaultSpecification {
+package enum FaultSpecification {
     /// Why a fault text was not understood.
-    public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
-        public var text: String
-        public var reason: String
-        public var description: String { "fault '\(text)': \(reason)" }
+    package struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+        package var text: String
+        package var reason: String
+        package var description: String { "fault '\(text)': \(reason)" }
     }
 
     /// Parses one fault.
@@ -22,7 +22,7 @@ public enum FaultSpecification {
     /// - Parameter text: The fault, as in the table above.
     /// - Returns: The fault.
     /// - Throws: ``ParseError``.
-    public static func parse(_ text: String) throws(ParseError) -> Fault {
+    package static func parse(_ text: String) throws(ParseError) -> Fault {
         func fail(_ reason: String) -> ParseError { ParseError(text: text, reason: reason) }
         if text == "misaligned" { return .rejectMisalignedWrites }
         let separator = text.firstIndex { $0 == "@" || $0 == "~" }

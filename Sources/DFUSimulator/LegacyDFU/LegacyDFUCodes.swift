@@ -1,5 +1,5 @@
 /// Legacy DFU control point opcodes (dfu-protocols.md §1.3, SDK 11 `ble_dfu.h`).
-public enum LegacyDFUOpcode: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+package enum LegacyDFUOpcode: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     /// 0x01: Start DFU (`01` in v1, `01 tt` later), followed by the size packet on PKT.
     case startDFU = 0x01
     /// 0x02: Initialize DFU Parameters (`02`, or `02 00` / `02 01` from SDK 7).
@@ -22,7 +22,7 @@ public enum LegacyDFUOpcode: UInt8, Sendable, CaseIterable, CustomStringConverti
     case packetReceiptNotification = 0x11
 
     /// Name and hex, for example "validateFirmware (0x04)".
-    public var description: String {
+    package var description: String {
         let name =
             switch self {
             case .startDFU: "startDFU"
@@ -41,7 +41,7 @@ public enum LegacyDFUOpcode: UInt8, Sendable, CaseIterable, CustomStringConverti
 }
 
 /// Legacy DFU response status codes (dfu-protocols.md §1.4).
-public enum LegacyDFUStatus: UInt8, Sendable, CaseIterable {
+package enum LegacyDFUStatus: UInt8, Sendable, CaseIterable {
     /// 1.
     case success = 1
     /// 2.

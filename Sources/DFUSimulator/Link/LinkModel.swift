@@ -7,31 +7,31 @@
 /// response goes out in the first connection event after it is ready. Encryption, retransmissions and the
 /// controller's own scheduling gaps are not modelled: the model is an upper bound, which is what a benchmark
 /// ratio needs.
-public struct LinkModel: Sendable, Equatable {
+package struct LinkModel: Sendable, Equatable {
     /// The physical layer.
-    public enum PHY: Sendable, Equatable, CustomStringConvertible {
+    package enum PHY: Sendable, Equatable, CustomStringConvertible {
         /// LE 1M: 1 µs per bit, 1-byte preamble.
         case le1M
         /// LE 2M: 0.5 µs per bit, 2-byte preamble.
         case le2M
 
-        public var description: String { self == .le1M ? "1M" : "2M" }
+        package var description: String { self == .le1M ? "1M" : "2M" }
     }
 
-    public var phy: PHY
+    package var phy: PHY
     /// The connection interval (7.5 ms to 4 s in steps of 1.25 ms).
-    public var connectionInterval: Duration
+    package var connectionInterval: Duration
     /// The most LL PDUs the controllers exchange in one connection event.
-    public var packetsPerConnectionEvent: Int
+    package var packetsPerConnectionEvent: Int
     /// The LL data payload length (27 without Data Length Extension, up to 251 with it).
-    public var dataLength: Int
+    package var dataLength: Int
     /// The ATT MTU the central asks for (the device may grant less).
-    public var mtu: Int
+    package var mtu: Int
     /// Connection set-up plus service discovery, as one figure.
-    public var connectionSetup: Duration
+    package var connectionSetup: Duration
 
     /// The inter-frame space.
-    public static let interFrameSpace = Duration.microseconds(150)
+    package static let interFrameSpace = Duration.microseconds(150)
 
     /// Creates a link model.
     ///
@@ -46,7 +46,7 @@ public struct LinkModel: Sendable, Equatable {
     ///   - dataLength: The LL data payload length.
     ///   - mtu: The ATT MTU requested.
     ///   - connectionSetup: Time to connect and discover services.
-    public init(
+    package init(
         phy: PHY = .le2M,
         connectionInterval: Duration = .microseconds(7500),
         packetsPerConnectionEvent: Int = 6,
@@ -70,7 +70,7 @@ public struct LinkModel: Sendable, Equatable {
     ///
     /// - Parameter payload: LL payload octets.
     /// - Returns: The air time.
-    public func airTime(payload: Int) -> Duration {
+    package func airTime(payload: Int) -> Duration {
         let preamble = phy == .le1M ? 1 : 2
         let bits = (preamble + 4 + 2 + payload + 3) * 8
         return phy == .le1M ? .microseconds(bits) : .nanoseconds(bits * 500)
@@ -80,7 +80,7 @@ public struct LinkModel: Sendable, Equatable {
     ///
     /// - Parameter payload: LL payload octets of the data PDU.
     /// - Returns: The exchange's duration.
-    public func exchange(payload: Int) -> Duration {
+    package func exchange(payload: Int) -> Duration {
         airTime(payload: payload) + Self.interFrameSpace + airTime(payload: 0) + Self.interFrameSpace
     }
 
@@ -88,7 +88,7 @@ public struct LinkModel: Sendable, Equatable {
     ///
     /// - Parameter valueLength: The attribute value's length.
     /// - Returns: One LL payload length per fragment.
-    public func fragments(valueLength: Int) -> [Int] {
+    package func fragments(valueLength: Int) -> [Int] {
         var remaining = valueLength + 3 + 4
         var sizes: [Int] = []
         while remaining > 0 {
@@ -103,7 +103,7 @@ public struct LinkModel: Sendable, Equatable {
     ///
     /// - Parameter valueLength: The attribute value's length (ATT MTU − 3 for full packets).
     /// - Returns: The ceiling in bytes per second.
-    public func ceiling(valueLength: Int) -> Double {
+    package func ceiling(valueLength: Int) -> Double {
         var scheduler = LinkScheduler(model: self, origin: .zero)
         let count = 2000
         var last = Duration.zero

@@ -1,5 +1,5 @@
-public import DFUController
-public import DFUTargetAdapter
+package import DFUController
+package import DFUTargetAdapter
 import Synchronization
 
 /// A ``GATTTransport`` to a ``SimulatedDevice`` over a modelled BLE link, in virtual time.
@@ -8,14 +8,14 @@ import Synchronization
 /// controller, the link model decides when each PDU arrives, and the simulated bootloader answers as Nordic's
 /// does. With `speed` set, virtual time is also paced against the wall clock (1 = real time), so progress and
 /// Ctrl-C behave as with a real device.
-public final class SimulatedTransport: GATTTransport {
-    public let clock: VirtualClock
+package final class SimulatedTransport: GATTTransport {
+    package let clock: VirtualClock
     private let simulation: Mutex<Simulation>
     private let speed: Double?
 
     /// How long the central waits for an ATT response by default before it gives up on the link (ATT's 30 s
     /// transaction timeout, Core Specification Vol 3 Part F §3.3.3).
-    public static let attTransactionTimeout = Duration.seconds(30)
+    package static let attTransactionTimeout = Duration.seconds(30)
 
     /// Creates a link to `device`.
     ///
@@ -26,7 +26,7 @@ public final class SimulatedTransport: GATTTransport {
     ///     faster).
     ///   - operationTimeout: The longest the central waits for one ATT response before it drops the link, as
     ///     BlueZ's transport waits `--timeout` (default: ATT's 30 s, ``attTransactionTimeout``).
-    public init(
+    package init(
         device: SimulatedDevice, link: LinkModel = LinkModel(), speed: Double? = nil,
         operationTimeout: Duration = SimulatedTransport.attTransactionTimeout
     ) {
@@ -36,15 +36,15 @@ public final class SimulatedTransport: GATTTransport {
     }
 
     /// The device as it is now: its installed and activated images, its log.
-    public var device: SimulatedDevice { simulation.withLock { $0.device } }
+    package var device: SimulatedDevice { simulation.withLock { $0.device } }
 
     /// Bytes of attribute value written without response so far, over all connections.
-    public var packetBytesWritten: Int { simulation.withLock { $0.packetBytesWritten } }
+    package var packetBytesWritten: Int { simulation.withLock { $0.packetBytesWritten } }
 
     /// ATT requests (writes with response, CCCD writes, reads) sent so far: the round trips of the update.
-    public var requestCount: Int { simulation.withLock { $0.requestCount } }
+    package var requestCount: Int { simulation.withLock { $0.requestCount } }
 
-    public func connect(_ request: ConnectionRequest, deadline: VirtualClock.Instant) async throws(GATTTransportError)
+    package func connect(_ request: ConnectionRequest, deadline: VirtualClock.Instant) async throws(GATTTransportError)
         -> GATTConnection
     {
         try await run { (simulation) throws(GATTTransportError) in
@@ -52,19 +52,19 @@ public final class SimulatedTransport: GATTTransport {
         }
     }
 
-    public func enableNotifications(_ characteristic: DFUCharacteristic) async throws(GATTTransportError) {
+    package func enableNotifications(_ characteristic: DFUCharacteristic) async throws(GATTTransportError) {
         try await run { (simulation) throws(GATTTransportError) in
             try simulation.request(.enableNotifications(try Simulation.role(characteristic)))
         }
     }
 
-    public func write(_ characteristic: DFUCharacteristic, _ value: [UInt8]) async throws(GATTTransportError) {
+    package func write(_ characteristic: DFUCharacteristic, _ value: [UInt8]) async throws(GATTTransportError) {
         try await run { (simulation) throws(GATTTransportError) in
             try simulation.request(.write(try Simulation.role(characteristic), value))
         }
     }
 
-    public func writeWithoutResponse(_ characteristic: DFUCharacteristic, _ packets: [[UInt8]])
+    package func writeWithoutResponse(_ characteristic: DFUCharacteristic, _ packets: [[UInt8]])
         async throws(GATTTransportError)
     {
         try await run { (simulation) throws(GATTTransportError) in
@@ -73,13 +73,13 @@ public final class SimulatedTransport: GATTTransport {
         }
     }
 
-    public func read(_ characteristic: DFUCharacteristic) async throws(GATTTransportError) -> [UInt8] {
+    package func read(_ characteristic: DFUCharacteristic) async throws(GATTTransportError) -> [UInt8] {
         try await run { (simulation) throws(GATTTransportError) in
             try simulation.request(.read(try Simulation.role(characteristic))) ?? []
         }
     }
 
-    public func disconnect() async {
+    package func disconnect() async {
         simulation.withLock { $0.disconnect() }
     }
 
@@ -87,7 +87,7 @@ public final class SimulatedTransport: GATTTransport {
     ///
     /// Virtual time cannot be interrupted, so a cancelled task still gets its event or its deadline; only the
     /// wall-clock pacing stops, and the rest of the simulation runs at full speed.
-    public func nextEvent(until deadline: VirtualClock.Instant) async throws(GATTTransportError) -> GATTEvent? {
+    package func nextEvent(until deadline: VirtualClock.Instant) async throws(GATTTransportError) -> GATTEvent? {
         try await run { (simulation) throws(GATTTransportError) in simulation.nextEvent(until: deadline.offset) }
     }
 

@@ -4,35 +4,35 @@ import Synchronization
 /// radio takes milliseconds to run, and the same inputs always give the same timeline.
 ///
 /// `sleep(until:)` simply moves time forward: in the simulator nothing else runs while the adapter waits.
-public struct VirtualClock: Clock, Sendable {
+package struct VirtualClock: Clock, Sendable {
     /// A point in virtual time, measured from the clock's creation.
-    public struct Instant: InstantProtocol, Sendable, Hashable, Comparable {
+    package struct Instant: InstantProtocol, Sendable, Hashable, Comparable {
         /// Time since the clock started.
-        public var offset: Duration
+        package var offset: Duration
 
         /// Creates an instant.
         ///
         /// - Parameter offset: Time since the clock started.
-        public init(offset: Duration) {
+        package init(offset: Duration) {
             self.offset = offset
         }
 
-        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        public func duration(to other: Instant) -> Duration { other.offset - offset }
-        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+        package func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        package func duration(to other: Instant) -> Duration { other.offset - offset }
+        package static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
     }
 
     private let time: SharedTime
 
     /// Creates a clock at zero.
-    public init() {
+    package init() {
         time = SharedTime()
     }
 
-    public var now: Instant { Instant(offset: time.value.withLock { $0 }) }
-    public var minimumResolution: Duration { .nanoseconds(1) }
+    package var now: Instant { Instant(offset: time.value.withLock { $0 }) }
+    package var minimumResolution: Duration { .nanoseconds(1) }
 
-    public func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+    package func sleep(until deadline: Instant, tolerance: Duration?) async throws {
         try Task.checkCancellation()
         advance(to: deadline.offset)
     }

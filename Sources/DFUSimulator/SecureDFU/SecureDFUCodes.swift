@@ -1,5 +1,5 @@
 /// Secure DFU control point opcodes (`nrf_dfu_op_t`, nRF5 SDK 15 `nrf_dfu_req_handler.h`).
-public enum SecureDFUOpcode: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+package enum SecureDFUOpcode: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     /// 0x00: protocol version; BLE response carries no payload.
     case protocolVersion = 0x00
     /// 0x01: create object `01 type size(u32)`.
@@ -28,7 +28,7 @@ public enum SecureDFUOpcode: UInt8, Sendable, CaseIterable, CustomStringConverti
     case response = 0x60
 
     /// Name and hex, for example "execute (0x04)".
-    public var description: String { "\(name) (0x\(hexByte(rawValue)))" }
+    package var description: String { "\(name) (0x\(hexByte(rawValue)))" }
 
     private var name: String {
         switch self {
@@ -50,7 +50,7 @@ public enum SecureDFUOpcode: UInt8, Sendable, CaseIterable, CustomStringConverti
 }
 
 /// Secure DFU result codes (`nrf_dfu_result_t`).
-public enum SecureDFUResultCode: UInt8, Sendable, CaseIterable {
+package enum SecureDFUResultCode: UInt8, Sendable, CaseIterable {
     /// 0x00.
     case invalidOpcode = 0x00
     /// 0x01.
@@ -74,7 +74,7 @@ public enum SecureDFUResultCode: UInt8, Sendable, CaseIterable {
 }
 
 /// Secure DFU extended error codes (`nrf_dfu_ext_error_code_t`, SDK 15 `nrf_dfu_handling_error.h`).
-public enum SecureDFUExtendedError: UInt8, Sendable, CaseIterable {
+package enum SecureDFUExtendedError: UInt8, Sendable, CaseIterable {
     /// 0x00.
     case noError = 0x00
     /// 0x01.

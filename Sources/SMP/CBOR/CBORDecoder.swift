@@ -4,14 +4,14 @@
 ///
 /// Definite and indefinite-length maps and arrays are both accepted (Zephyr's zcbor answers with `bf … ff`).
 /// Lengths are checked against the bytes left before anything is allocated, so a hostile length costs nothing.
-public struct CBORDecoder: Sendable {
+package struct CBORDecoder: Sendable {
     /// The deepest nesting of maps and arrays accepted; SMP's deepest (image state: map, list, map) is 3.
-    public var maximumDepth: Int
+    package var maximumDepth: Int
 
     /// Creates a decoder.
     ///
     /// - Parameter maximumDepth: The deepest container nesting accepted.
-    public init(maximumDepth: Int = 16) {
+    package init(maximumDepth: Int = 16) {
         self.maximumDepth = maximumDepth
     }
 
@@ -20,7 +20,7 @@ public struct CBORDecoder: Sendable {
     /// - Parameter bytes: The encoded item.
     /// - Returns: The item.
     /// - Throws: ``CBORDecodingError``.
-    public func decode(_ bytes: some Collection<UInt8>) throws(CBORDecodingError) -> CBORValue {
+    package func decode(_ bytes: some Collection<UInt8>) throws(CBORDecodingError) -> CBORValue {
         var reader = Reader(bytes: Array(bytes), maximumDepth: maximumDepth)
         guard let value = try reader.item(depth: 0) else {
             throw .unexpectedBreak(offset: reader.position - 1)

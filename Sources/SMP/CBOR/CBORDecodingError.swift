@@ -1,7 +1,7 @@
 /// Why bytes are not one well-formed CBOR item of the subset SMP uses.
 ///
 /// Every case carries the byte offset (from the start of the decoded buffer) where the problem was found.
-public enum CBORDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum CBORDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The input ended inside an item: `needed` more bytes were required at `offset`.
     case truncated(offset: Int, needed: Int)
     /// Additional information 28, 29 or 30, which RFC 8949 §3 reserves.
@@ -22,7 +22,7 @@ public enum CBORDecodingError: Error, Sendable, Equatable, CustomStringConvertib
     /// A length that does not fit in memory on this platform.
     case lengthTooLarge(offset: Int, length: UInt64)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .truncated(let offset, let needed):
             "CBOR ends inside an item at byte \(offset) (\(needed) more bytes needed)"

@@ -1,8 +1,8 @@
 /// Encodes ``CBORValue``s, definite-length by default (what a client sends), or with indefinite-length maps and
 /// arrays (`bf … ff`, `9f … ff`) as Zephyr's zcbor encodes its responses.
-public struct CBOREncoder: Sendable {
+package struct CBOREncoder: Sendable {
     /// How containers are delimited.
-    public enum ContainerStyle: Sendable, Equatable {
+    package enum ContainerStyle: Sendable, Equatable {
         /// A length in the head (RFC 8949 §3.1): the shortest form.
         case definite
         /// Start byte with additional information 31 and a closing `ff` break (RFC 8949 §3.2.2).
@@ -10,12 +10,12 @@ public struct CBOREncoder: Sendable {
     }
 
     /// How maps and arrays are delimited.
-    public var containerStyle: ContainerStyle
+    package var containerStyle: ContainerStyle
 
     /// Creates an encoder.
     ///
     /// - Parameter containerStyle: How maps and arrays are delimited.
-    public init(containerStyle: ContainerStyle = .definite) {
+    package init(containerStyle: ContainerStyle = .definite) {
         self.containerStyle = containerStyle
     }
 
@@ -23,7 +23,7 @@ public struct CBOREncoder: Sendable {
     ///
     /// - Parameter value: The item.
     /// - Returns: Its encoding; integers and lengths always take the shortest head.
-    public func encode(_ value: CBORValue) -> [UInt8] {
+    package func encode(_ value: CBORValue) -> [UInt8] {
         var output: [UInt8] = []
         append(value, to: &output)
         return output

@@ -4,7 +4,7 @@
 /// Maps keep their entries in wire order (zcbor emits and reads them in order, and a test compares bytes), so a map
 /// is a list of ``CBORMapEntry`` rather than a dictionary. Floats, tags and other simple values are not part of SMP's
 /// image and OS groups; the decoder rejects them with a reason.
-public indirect enum CBORValue: Sendable, Equatable {
+package indirect enum CBORValue: Sendable, Equatable {
     /// Major type 0: an unsigned integer, 0 to 2^64 − 1.
     case unsigned(UInt64)
     /// Major type 1: the integer −1 − `n`.
@@ -26,12 +26,12 @@ public indirect enum CBORValue: Sendable, Equatable {
     ///
     /// - Parameter value: The integer.
     /// - Returns: `.unsigned` for values from 0, `.negative` below.
-    public static func int(_ value: Int) -> CBORValue {
+    package static func int(_ value: Int) -> CBORValue {
         value >= 0 ? .unsigned(UInt64(value)) : .negative(UInt64(-(value + 1)))
     }
 
     /// The value as an `Int`, when it is an integer that fits.
-    public var intValue: Int? {
+    package var intValue: Int? {
         switch self {
         case .unsigned(let value): value <= UInt64(Int.max) ? Int(value) : nil
         case .negative(let value): value <= UInt64(Int.max) ? -1 - Int(value) : nil
@@ -42,13 +42,13 @@ public indirect enum CBORValue: Sendable, Equatable {
     /// The value for a text key, when this is a map that has one (the first, if repeated).
     ///
     /// - Parameter key: The text key.
-    public subscript(key: String) -> CBORValue? {
+    package subscript(key: String) -> CBORValue? {
         guard case .map(let entries) = self else { return nil }
         return entries.first { $0.key == .text(key) }?.value
     }
 
     /// What kind of item this is, for error messages ("a byte string").
-    public var kindDescription: String {
+    package var kindDescription: String {
         switch self {
         case .unsigned, .negative: "an integer"
         case .bytes: "a byte string"
@@ -62,18 +62,18 @@ public indirect enum CBORValue: Sendable, Equatable {
 }
 
 /// One key and value of a CBOR map.
-public struct CBORMapEntry: Sendable, Equatable {
+package struct CBORMapEntry: Sendable, Equatable {
     /// The key.
-    public var key: CBORValue
+    package var key: CBORValue
     /// The value.
-    public var value: CBORValue
+    package var value: CBORValue
 
     /// Creates an entry.
     ///
     /// - Parameters:
     ///   - key: The key.
     ///   - value: The value.
-    public init(_ key: CBORValue, _ value: CBORValue) {
+    package init(_ key: CBORValue, _ value: CBORValue) {
         self.key = key
         self.value = value
     }
@@ -83,7 +83,7 @@ public struct CBORMapEntry: Sendable, Equatable {
     /// - Parameters:
     ///   - key: The key text.
     ///   - value: The value.
-    public init(_ key: String, _ value: CBORValue) {
+    package init(_ key: String, _ value: CBORValue) {
         self.init(.text(key), value)
     }
 }

@@ -5,26 +5,26 @@
 /// ends with `\n`. Each line's base64 decodes on its own (whole quads). Zephyr's lines are at most 127 bytes
 /// (`MCUMGR_SERIAL_MAX_FRAME`): 93 raw bytes in the first, 90 in the others; the CRC is never split across two lines; Zephyr drops a
 /// longer line. Log lines of the console may sit between packets.
-public enum SMPSerialFraming {
+package enum SMPSerialFraming {
     /// The first line's marker, `MCUMGR_SERIAL_HDR_PKT`.
-    public static let packetMarker: [UInt8] = [0x06, 0x09]
+    package static let packetMarker: [UInt8] = [0x06, 0x09]
     /// A continuation line's marker, `MCUMGR_SERIAL_HDR_FRAG`.
-    public static let fragmentMarker: [UInt8] = [0x04, 0x14]
+    package static let fragmentMarker: [UInt8] = [0x04, 0x14]
     /// `MCUMGR_SERIAL_MAX_FRAME`: the longest line, marker and newline included.
-    public static let maximumLineLength = 127
+    package static let maximumLineLength = 127
     /// The bytes a packet adds to its frame inside the device's SMP buffer: the length field and the CRC.
     ///
     /// Zephyr decodes all three into one `CONFIG_MCUMGR_TRANSPORT_NETBUF_SIZE` buffer
     /// (`mcumgr_serial_decode_frag`) and pulls the length off its front, which does not give the two bytes back
     /// (`mcumgr_serial_extract_len`).
-    public static let packetOverhead = 4
+    package static let packetOverhead = 4
 
     /// The largest SMP frame (header and body) a device with an SMP buffer of `bufferSize` bytes takes over the
     /// console framing.
     ///
     /// - Parameter bufferSize: The device's `buf_size`.
     /// - Returns: `bufferSize` − ``packetOverhead``.
-    public static func largestFrame(bufferSize: Int) -> Int {
+    package static func largestFrame(bufferSize: Int) -> Int {
         bufferSize - packetOverhead
     }
 
@@ -36,7 +36,7 @@ public enum SMPSerialFraming {
     ///   - lines: The most lines (at least 1).
     ///   - maximumLineLength: The longest line, marker and newline included (at least 11).
     /// - Returns: The frame size.
-    public static func largestFrame(lines: Int, maximumLineLength: Int = maximumLineLength) -> Int {
+    package static func largestFrame(lines: Int, maximumLineLength: Int = maximumLineLength) -> Int {
         precondition(lines >= 1, "a packet takes at least one line")
         // Each line carries at most (maximumLineLength - 3) / 4 * 3 raw bytes; the packet adds 4 to the frame.
         var size = lines * ((maximumLineLength - 3) / 4 * 3)
@@ -53,7 +53,7 @@ public enum SMPSerialFraming {
     ///   - frame: An SMP frame (header and body).
     ///   - maximumLineLength: The longest line, marker and newline included (at least 11).
     /// - Returns: The lines, each ending with `\n`.
-    public static func lines(for frame: [UInt8], maximumLineLength: Int = maximumLineLength) -> [[UInt8]] {
+    package static func lines(for frame: [UInt8], maximumLineLength: Int = maximumLineLength) -> [[UInt8]] {
         precondition(!frame.isEmpty, "an empty SMP frame has no serial encoding")
         precondition(maximumLineLength >= 11, "a line of \(maximumLineLength) bytes holds no data and CRC")
         let crc = CRC16XMODEM.checksum(frame)
@@ -101,9 +101,9 @@ public enum SMPSerialFraming {
 ///
 /// A line that breaks the framing (bad base64, wrong length, CRC mismatch, a continuation with no packet open) is
 /// reported and the packet in progress is dropped, as Zephyr's receiver drops it; the stream goes on.
-public struct SMPSerialDecoder: Sendable {
+package struct SMPSerialDecoder: Sendable {
     /// What the stream held.
-    public enum Event: Sendable, Equatable {
+    package enum Event: Sendable, Equatable {
         /// A complete SMP frame, CRC checked.
         case frame([UInt8])
         /// A console line that is not SMP (a log line), without its line ending.
@@ -113,7 +113,7 @@ public struct SMPSerialDecoder: Sendable {
     }
 
     /// The longest line kept; a longer one is dropped whole, so a stream without newlines costs bounded memory.
-    public let maximumLineLength: Int
+    package let maximumLineLength: Int
     private var line: [UInt8] = []
     private var isOverlong = false
     private var packet: (expected: Int, bytes: [UInt8])?
@@ -121,7 +121,7 @@ public struct SMPSerialDecoder: Sendable {
     /// Creates a decoder.
     ///
     /// - Parameter maximumLineLength: The longest line accepted (Zephyr sends at most 127 bytes).
-    public init(maximumLineLength: Int = 4096) {
+    package init(maximumLineLength: Int = 4096) {
         self.maximumLineLength = maximumLineLength
     }
 
@@ -129,7 +129,7 @@ public struct SMPSerialDecoder: Sendable {
     ///
     /// - Parameter bytes: The next bytes of the stream.
     /// - Returns: What they completed, in order.
-    public mutating func receive(_ bytes: some Sequence<UInt8>) -> [Event] {
+    package mutating func receive(_ bytes: some Sequence<UInt8>) -> [Event] {
         var events: [Event] = []
         for byte in bytes {
             if byte == 0x0A {
@@ -197,7 +197,7 @@ public struct SMPSerialDecoder: Sendable {
 }
 
 /// Why a serial packet was dropped.
-public enum SMPSerialError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum SMPSerialError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A line's base64 is not whole, padded quads of the alphabet.
     case badBase64
     /// The decoded length disagrees with the packet's length field (`nil`: no length field at all).
@@ -209,7 +209,7 @@ public enum SMPSerialError: Error, Sendable, Equatable, CustomStringConvertible 
     /// A line longer than the decoder accepts.
     case lineTooLong(limit: Int)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .badBase64: "SMP serial line is not valid base64"
         case .badLength(nil, let received): "SMP serial packet of \(received) bytes has no length field"

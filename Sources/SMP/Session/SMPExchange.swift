@@ -14,7 +14,7 @@
 /// again on a new connection, up to ``SMPExchangeConfiguration/maximumAttempts`` sends in all; an answer to any of
 /// them is the answer. A reset is done when the link drops, answered or not: the device may reset before its answer
 /// leaves.
-public struct SMPExchange: Sendable {
+package struct SMPExchange: Sendable {
     private let request: SMPManagementRequest
     private let configuration: SMPExchangeConfiguration
     private var state: State = .idle
@@ -44,14 +44,14 @@ public struct SMPExchange: Sendable {
     /// - Parameters:
     ///   - request: The request.
     ///   - configuration: The policy.
-    public init(request: SMPManagementRequest, configuration: SMPExchangeConfiguration = SMPExchangeConfiguration()) {
+    package init(request: SMPManagementRequest, configuration: SMPExchangeConfiguration = SMPExchangeConfiguration()) {
         precondition(configuration.maximumAttempts >= 1, "an exchange needs at least one attempt")
         self.request = request
         self.configuration = configuration
     }
 
     /// Whether the device was ever connected, for the exit status of a failure.
-    public var deviceWasReached: Bool { hasConnected }
+    package var deviceWasReached: Bool { hasConnected }
 
     // MARK: - Inputs
 
@@ -59,7 +59,7 @@ public struct SMPExchange: Sendable {
     ///
     /// - Parameter now: Session time.
     /// - Returns: The actions.
-    public mutating func start(at now: Duration) -> [SMPExchangeAction] {
+    package mutating func start(at now: Duration) -> [SMPExchangeAction] {
         guard case .idle = state else { preconditionFailure("start(at:) in state \(state)") }
         return connect(at: now)
     }
@@ -70,7 +70,7 @@ public struct SMPExchange: Sendable {
     ///   - mtu: The ATT MTU (or the serial frame limit).
     ///   - now: Session time.
     /// - Returns: The actions.
-    public mutating func connected(mtu: Int, at now: Duration) -> [SMPExchangeAction] {
+    package mutating func connected(mtu: Int, at now: Duration) -> [SMPExchangeAction] {
         guard case .connecting = state else { preconditionFailure("connected(mtu:at:) in state \(state)") }
         hasConnected = true
         return [.cancelTimer(.connection), .log("connected, MTU \(mtu)")] + send(at: now)
@@ -82,7 +82,7 @@ public struct SMPExchange: Sendable {
     ///   - bytes: The frame.
     ///   - now: Session time.
     /// - Returns: The actions.
-    public mutating func receive(_ bytes: [UInt8], at now: Duration) -> [SMPExchangeAction] {
+    package mutating func receive(_ bytes: [UInt8], at now: Duration) -> [SMPExchangeAction] {
         switch state {
         case .awaitingAnswer:
             break
@@ -138,7 +138,7 @@ public struct SMPExchange: Sendable {
     ///
     /// - Parameter now: Session time.
     /// - Returns: The actions.
-    public mutating func transportDisconnected(at now: Duration) -> [SMPExchangeAction] {
+    package mutating func transportDisconnected(at now: Duration) -> [SMPExchangeAction] {
         switch state {
         case .resetting:
             return finish(.reset(answered: true))
@@ -166,7 +166,7 @@ public struct SMPExchange: Sendable {
     ///   - failure: What failed.
     ///   - now: Session time.
     /// - Returns: The actions.
-    public mutating func transportFailed(_ failure: SMPTransportFailure, at now: Duration) -> [SMPExchangeAction] {
+    package mutating func transportFailed(_ failure: SMPTransportFailure, at now: Duration) -> [SMPExchangeAction] {
         switch state {
         case .awaitingAnswer, .resetting, .awaitingLinkLoss:
             if failure.kind == .linkLost {
@@ -189,7 +189,7 @@ public struct SMPExchange: Sendable {
     ///   - timer: The timer.
     ///   - now: Session time.
     /// - Returns: The actions.
-    public mutating func timerFired(_ timer: SMPExchangeTimer, at now: Duration) -> [SMPExchangeAction] {
+    package mutating func timerFired(_ timer: SMPExchangeTimer, at now: Duration) -> [SMPExchangeAction] {
         switch (timer, state) {
         case (.connection, .connecting):
             return fail(.timedOut(waitingFor: "the connection", limit: configuration.connectionTimeout))
@@ -221,7 +221,7 @@ public struct SMPExchange: Sendable {
     ///
     /// - Parameter now: Session time.
     /// - Returns: The actions.
-    public mutating func cancel(at now: Duration) -> [SMPExchangeAction] {
+    package mutating func cancel(at now: Duration) -> [SMPExchangeAction] {
         if case .ended = state { return [] }
         return [.disconnect] + fail(.cancelled)
     }

@@ -1,5 +1,5 @@
 /// What the one-request machine ``SMPExchange`` asks its driver to do, in order.
-public enum SMPExchangeAction: Sendable, Equatable {
+package enum SMPExchangeAction: Sendable, Equatable {
     /// Connect (again) to the device.
     case connect
     /// Send one request frame.
@@ -19,7 +19,7 @@ public enum SMPExchangeAction: Sendable, Equatable {
 }
 
 /// The exchange's timers.
-public enum SMPExchangeTimer: Sendable, Equatable, Hashable {
+package enum SMPExchangeTimer: Sendable, Equatable, Hashable {
     /// A connection attempt.
     case connection
     /// The request is due an answer.
@@ -29,39 +29,39 @@ public enum SMPExchangeTimer: Sendable, Equatable, Hashable {
 }
 
 /// The exchange's policy, with the evidence behind each default.
-public struct SMPExchangeConfiguration: Sendable, Equatable {
+package struct SMPExchangeConfiguration: Sendable, Equatable {
     /// The SMP version to ask in, the upload's default.
     ///
     /// v2 gets group errors (`err {group, rc}`) with names; a v1-only device answers a v2 request as v1 (Zephyr
     /// `smp.c`).
-    public var version: SMPVersion = .v2
+    package var version: SMPVersion = .v2
     /// How long one connection attempt may take: the upload's default (the port appearing, the device answering echo,
     /// or a BLE connection).
-    public var connectionTimeout: Duration = .seconds(15)
+    package var connectionTimeout: Duration = .seconds(15)
     /// How long echo, reset and the image state commands wait for their answer: Zephyr answers them from the SMP
     /// work queue within milliseconds; 5 s leaves room for a BLE connection interval of up to 4 s and a busy device.
-    public var responseTimeout: Duration = .seconds(5)
+    package var responseTimeout: Duration = .seconds(5)
     /// How long image erase waits for its answer: Zephyr erases the slot before answering (the command is
     /// synchronous, `img_mgmt_erase`), and an nRF52840's 1 MiB slot is 256 pages at up to 85 ms each (product
     /// specification, t_ERASEPAGE), about 22 s.
-    public var eraseTimeout: Duration = .seconds(30)
+    package var eraseTimeout: Duration = .seconds(30)
     /// How long to wait, after the device answered reset, for the link to drop; the upload's default.
     ///
     /// Zephyr resets `CONFIG_MCUMGR_GRP_OS_RESET_MS` (250 ms) after answering, and a central notices within its
     /// supervision timeout (Linux: 420 ms); a serial console shows the boot banner.
-    public var resetTimeout: Duration = .seconds(5)
+    package var resetTimeout: Duration = .seconds(5)
     /// How many times the request is sent in all: after a lost answer (no answer in time, or the link dropped before
     /// it) the machine reconnects and sends it again, as the upload machine reconnects after a lost answer.
-    public var maximumAttempts = 3
+    package var maximumAttempts = 3
 
     /// Creates the default configuration.
-    public init() {}
+    package init() {}
 
     /// Every wait set to `limit` (`--timeout`).
     ///
     /// - Parameter limit: The wait.
     /// - Returns: The configuration.
-    public func waiting(_ limit: Duration) -> SMPExchangeConfiguration {
+    package func waiting(_ limit: Duration) -> SMPExchangeConfiguration {
         var configuration = self
         configuration.connectionTimeout = limit
         configuration.responseTimeout = limit
@@ -72,25 +72,25 @@ public struct SMPExchangeConfiguration: Sendable, Equatable {
 }
 
 /// How an exchange ended well.
-public struct SMPExchangeResult: Sendable, Equatable {
+package struct SMPExchangeResult: Sendable, Equatable {
     /// The device's reply.
-    public var reply: SMPManagementReply
+    package var reply: SMPManagementReply
     /// How many times the request was sent.
-    public var attempts: Int
+    package var attempts: Int
 
     /// Creates a result.
     ///
     /// - Parameters:
     ///   - reply: The reply.
     ///   - attempts: The sends.
-    public init(reply: SMPManagementReply, attempts: Int) {
+    package init(reply: SMPManagementReply, attempts: Int) {
         self.reply = reply
         self.attempts = attempts
     }
 }
 
 /// Why an exchange failed, saying who failed (style §14).
-public enum SMPExchangeError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum SMPExchangeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The device answered the request with an error; `attempt` is the send it answered (from 1).
     case rejected(SMPManagementRequest, SMPDeviceError, attempt: Int)
     /// The device sent something that is not a valid answer.
@@ -102,7 +102,7 @@ public enum SMPExchangeError: Error, Sendable, Equatable, CustomStringConvertibl
     /// The user interrupted.
     case cancelled
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .rejected(let request, let error, let attempt):
             let resent =

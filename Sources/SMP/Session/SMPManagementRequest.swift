@@ -1,6 +1,6 @@
 /// One management command as the mcumgr-style verbs name it (`nrfloader image test HASH`, `reset`, `echo TEXT`): what
 /// goes on the wire, and how its answer is read.
-public enum SMPManagementRequest: Sendable, Equatable, CustomStringConvertible {
+package enum SMPManagementRequest: Sendable, Equatable, CustomStringConvertible {
     /// OS echo of a text.
     case echo(String)
     /// OS reset; the device answers, then resets (`CONFIG_MCUMGR_GRP_OS_RESET_MS` later) and drops the link.
@@ -16,7 +16,7 @@ public enum SMPManagementRequest: Sendable, Equatable, CustomStringConvertible {
     case eraseImage(slot: Int?)
 
     /// The request on the wire.
-    public var wire: SMPRequest {
+    package var wire: SMPRequest {
         switch self {
         case .echo(let text): .echo(text)
         case .reset: .reset
@@ -29,7 +29,7 @@ public enum SMPManagementRequest: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The request's name in messages: "device refused image test: …".
-    public var description: String {
+    package var description: String {
         switch self {
         case .echo: "echo"
         case .reset: "reset"
@@ -74,7 +74,7 @@ public enum SMPManagementRequest: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// What the device answered, read.
-public enum SMPManagementReply: Sendable, Equatable {
+package enum SMPManagementReply: Sendable, Equatable {
     /// The text the device echoed.
     case echoed(String)
     /// The device reset: the link dropped after the request. `answered` says whether its answer came first (the

@@ -6,13 +6,13 @@
 /// 384-byte buffer at MTU 247 thus takes 2 writes of 244 + 140 bytes (356 image bytes a request, not 222 in one
 /// write): with requests waiting on answers a round trip apart, the bytes per request set the rate, not the packet
 /// count (`scripts/bench-smp.sh`, 2M PHY: 14.7 → 23.9 kB/s with one request in flight, 43.9 → 63.7 with three).
-public struct SMPChunkPlanner: Sendable, Equatable {
+package struct SMPChunkPlanner: Sendable, Equatable {
     /// The longest frame to send.
-    public let frameLimit: Int
+    package let frameLimit: Int
     /// The image's length.
-    public let imageLength: Int
+    package let imageLength: Int
     /// The image number.
-    public let image: Int
+    package let image: Int
 
     /// Creates a planner.
     ///
@@ -21,7 +21,7 @@ public struct SMPChunkPlanner: Sendable, Equatable {
     ///   - mtu: The ATT MTU (for serial transports, pass a value above `bufferSize + 3`).
     ///   - imageLength: The image's length.
     ///   - image: The image number.
-    public init(bufferSize: Int, mtu: Int, imageLength: Int, image: Int = 0) {
+    package init(bufferSize: Int, mtu: Int, imageLength: Int, image: Int = 0) {
         let packet = max(20, mtu - 3)
         let whole = bufferSize / packet
         let rest = bufferSize - whole * packet
@@ -34,7 +34,7 @@ public struct SMPChunkPlanner: Sendable, Equatable {
     ///
     /// - Parameter offset: The chunk's offset; at 0 the request also carries `len` and `sha`.
     /// - Returns: The data length, 0 when not even one byte fits.
-    public func dataLength(at offset: Int) -> Int {
+    package func dataLength(at offset: Int) -> Int {
         let remaining = imageLength - offset
         guard remaining > 0 else { return 0 }
         let isFirst = offset == 0

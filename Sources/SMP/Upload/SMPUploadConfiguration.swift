@@ -1,5 +1,5 @@
 /// What to ask the device to do with the image once it is uploaded (`--smp-mode`).
-public enum SMPConfirmMode: String, Sendable, Equatable, CaseIterable {
+package enum SMPConfirmMode: String, Sendable, Equatable, CaseIterable {
     /// Mark the image for test, reset, reconnect, read the state, and confirm it once it runs: MCUboot reverts an
     /// image that never comes up far enough to be confirmed. The default.
     case testAndConfirm = "test-and-confirm"
@@ -13,49 +13,49 @@ public enum SMPConfirmMode: String, Sendable, Equatable, CaseIterable {
 }
 
 /// The SMP upload's policy, with the evidence behind each default.
-public struct SMPUploadConfiguration: Sendable, Equatable {
+package struct SMPUploadConfiguration: Sendable, Equatable {
     /// What to do after the upload.
-    public var mode: SMPConfirmMode = .testAndConfirm
+    package var mode: SMPConfirmMode = .testAndConfirm
     /// The SMP version to ask in; v2 gets group errors (`err {group, rc}`) with names, and a v1-only device answers
     /// a v2 request as v1 (Zephyr `smp.c`).
-    public var version: SMPVersion = .v2
+    package var version: SMPVersion = .v2
     /// The image number (0: the application; 1 for a network core image on nRF53) for the single-image
     /// ``SMPUploader/init(image:imageHash:fileSHA256:configuration:)``; with several images each
     /// ``SMPImageUpload`` names its own.
-    public var image: Int = 0
+    package var image: Int = 0
     /// How long to wait for each answer: the DFU engine's default (`--timeout`, 20 s), which covers Zephyr erasing
     /// the whole secondary slot while answering the first chunk (`img_mgmt_erase_image_data`).
-    public var responseTimeout: Duration = .seconds(20)
+    package var responseTimeout: Duration = .seconds(20)
     /// How long one connection attempt may take, device search included.
-    public var connectionTimeout: Duration = .seconds(15)
+    package var connectionTimeout: Duration = .seconds(15)
     /// How long to wait for the link to drop after the device answered a reset (Zephyr resets
     /// `CONFIG_MCUMGR_GRP_OS_RESET_MS`, 250 ms by default, after answering); then nrfloader disconnects itself.
-    public var resetDisconnectTimeout: Duration = .seconds(5)
+    package var resetDisconnectTimeout: Duration = .seconds(5)
     /// Link losses in a row, without progress in between, before the update fails.
-    public var maximumReconnects: Int = 3
+    package var maximumReconnects: Int = 3
     /// How many times an upload request whose answer never came is sent again before the update fails (`--retries`).
     ///
     /// The count is of re-sends in a row with the device at the same offset. Each send waits ``responseTimeout``, so the update gives up after
     /// (1 + this) × ``responseTimeout`` without progress. Zephyr drops a request it cannot take without a word (no
     /// buffer free, a line or packet too long), so sending it again unchanged can go on for ever: 3 is what
     /// nrfloader's DFU engine allows per object.
-    public var maximumResends: Int = 3
+    package var maximumResends: Int = 3
     /// How requests reach the device, which decides what is done about a lost answer.
-    public var link: SMPLink = .packets
+    package var link: SMPLink = .packets
     /// The most requests in flight; `nil` takes the device's `buf_count` − 1 (Zephyr's SMP buffers hold requests and
     /// responses alike: `CONFIG_MCUMGR_BUF_COUNT` help text), 1 disables pipelining.
-    public var maximumRequestsInFlight: Int?
+    package var maximumRequestsInFlight: Int?
     /// What to assume when the device does not answer MCUmgr parameters (`CONFIG_MCUMGR_GRP_OS_MCUMGR_PARAMS` is
     /// off by default, giving rc 8): Zephyr's defaults `CONFIG_MCUMGR_TRANSPORT_NETBUF_SIZE` 384 and
     /// `_COUNT` 4.
-    public var defaultParameters = MCUmgrParameters(bufferSize: 384, bufferCount: 4)
+    package var defaultParameters = MCUmgrParameters(bufferSize: 384, bufferCount: 4)
 
     /// Creates the default configuration.
-    public init() {}
+    package init() {}
 }
 
 /// How requests reach the device, as far as the upload's policy for lost answers cares.
-public enum SMPLink: Sendable, Equatable {
+package enum SMPLink: Sendable, Equatable {
     /// Whole frames, reassembled by the device from the header's length: BLE (`smp_bt.c`) and the in-process simulator.
     /// A lost answer is sent again unchanged.
     case packets
@@ -72,5 +72,5 @@ public enum SMPLink: Sendable, Equatable {
     case console(linesAfterLoss: Int?)
 
     /// The serial console with Zephyr's default 2 RX line buffers.
-    public static let serialConsole = SMPLink.console(linesAfterLoss: 2)
+    package static let serialConsole = SMPLink.console(linesAfterLoss: 2)
 }

@@ -1,5 +1,5 @@
 /// What the SMP upload machine asks its driver to do, in order.
-public enum SMPAction: Sendable, Equatable {
+package enum SMPAction: Sendable, Equatable {
     /// Connect (again) to the device.
     case connect
     /// Send one request frame; the transport splits it into writes of at most ATT MTU − 3 bytes.
@@ -21,7 +21,7 @@ public enum SMPAction: Sendable, Equatable {
 }
 
 /// The machine's timers.
-public enum SMPTimer: Sendable, Equatable, Hashable {
+package enum SMPTimer: Sendable, Equatable, Hashable {
     /// The oldest request in flight is due an answer.
     case response
     /// A connection attempt.
@@ -31,7 +31,7 @@ public enum SMPTimer: Sendable, Equatable, Hashable {
 }
 
 /// Where an SMP update stands.
-public enum SMPPhase: String, Sendable, Equatable {
+package enum SMPPhase: String, Sendable, Equatable {
     /// Connecting or reconnecting.
     case connecting
     /// Reading parameters and image state.
@@ -47,24 +47,24 @@ public enum SMPPhase: String, Sendable, Equatable {
 }
 
 /// Progress of an SMP upload, for the image being worked on.
-public struct SMPProgress: Sendable, Equatable {
+package struct SMPProgress: Sendable, Equatable {
     /// The phase.
-    public var phase: SMPPhase
+    package var phase: SMPPhase
     /// Image bytes handed to the link.
-    public var bytesSent: Int
+    package var bytesSent: Int
     /// Image bytes the device reported holding (its `off`).
-    public var bytesConfirmed: Int
+    package var bytesConfirmed: Int
     /// The image's size.
-    public var totalBytes: Int
+    package var totalBytes: Int
     /// The image number the report is about (the upload's `image` field).
-    public var image: Int
+    package var image: Int
     /// Its place in the update, from 1.
-    public var part: Int
+    package var part: Int
     /// How many images the update sends.
-    public var parts: Int
+    package var parts: Int
 
     /// Creates a report about the only image of an update, image 0.
-    public init(phase: SMPPhase, bytesSent: Int, bytesConfirmed: Int, totalBytes: Int) {
+    package init(phase: SMPPhase, bytesSent: Int, bytesConfirmed: Int, totalBytes: Int) {
         self.init(
             phase: phase, bytesSent: bytesSent, bytesConfirmed: bytesConfirmed, totalBytes: totalBytes, image: 0,
             part: 1, parts: 1)
@@ -80,7 +80,7 @@ public struct SMPProgress: Sendable, Equatable {
     ///   - image: The image number.
     ///   - part: Its place in the update, from 1.
     ///   - parts: How many images the update sends.
-    public init(
+    package init(
         phase: SMPPhase, bytesSent: Int, bytesConfirmed: Int, totalBytes: Int, image: Int, part: Int, parts: Int
     ) {
         self.phase = phase
@@ -94,15 +94,15 @@ public struct SMPProgress: Sendable, Equatable {
 }
 
 /// One image an update sends: its bytes and the hashes the device knows it by.
-public struct SMPImageUpload: Sendable, Equatable {
+package struct SMPImageUpload: Sendable, Equatable {
     /// The image number to store it under (0: the application; 1: the nRF5340 network core, …).
-    public var image: Int
+    package var image: Int
     /// The signed image file, sent byte for byte.
-    public var bytes: [UInt8]
+    package var bytes: [UInt8]
     /// Its SHA-256 TLV (`MCUbootImage.storedHash`): the hash the device's image state names it by.
-    public var hash: [UInt8]
+    package var hash: [UInt8]
     /// SHA-256 of the whole file: the first chunk's `sha`, which lets the device resume an interrupted upload.
-    public var fileSHA256: [UInt8]
+    package var fileSHA256: [UInt8]
 
     /// Describes an image.
     ///
@@ -111,7 +111,7 @@ public struct SMPImageUpload: Sendable, Equatable {
     ///   - bytes: The file.
     ///   - hash: Its SHA-256 TLV.
     ///   - fileSHA256: SHA-256 of the file.
-    public init(image: Int, bytes: [UInt8], hash: [UInt8], fileSHA256: [UInt8]) {
+    package init(image: Int, bytes: [UInt8], hash: [UInt8], fileSHA256: [UInt8]) {
         self.image = image
         self.bytes = bytes
         self.hash = hash
@@ -120,15 +120,15 @@ public struct SMPImageUpload: Sendable, Equatable {
 }
 
 /// How one image of the update ended, as the device's state shows it.
-public struct SMPImageResult: Sendable, Equatable {
+package struct SMPImageResult: Sendable, Equatable {
     /// The image number.
-    public var image: Int
+    package var image: Int
     /// How it stands.
-    public var outcome: SMPUploadResult.Outcome
+    package var outcome: SMPUploadResult.Outcome
     /// The slot that holds it, as the device reported it.
-    public var slot: ImageSlotState
+    package var slot: ImageSlotState
     /// Its bytes the device acknowledged in this session (0 when it already held the image).
-    public var bytesUploaded: Int
+    package var bytesUploaded: Int
 
     /// Creates a result.
     ///
@@ -137,7 +137,7 @@ public struct SMPImageResult: Sendable, Equatable {
     ///   - outcome: How it stands.
     ///   - slot: The slot holding it.
     ///   - bytesUploaded: Bytes acknowledged in this session.
-    public init(image: Int, outcome: SMPUploadResult.Outcome, slot: ImageSlotState, bytesUploaded: Int) {
+    package init(image: Int, outcome: SMPUploadResult.Outcome, slot: ImageSlotState, bytesUploaded: Int) {
         self.image = image
         self.outcome = outcome
         self.slot = slot
@@ -146,9 +146,9 @@ public struct SMPImageResult: Sendable, Equatable {
 }
 
 /// What the device's own image state showed at the end.
-public struct SMPUploadResult: Sendable, Equatable {
+package struct SMPUploadResult: Sendable, Equatable {
     /// How the image stands, in the device's words.
-    public enum Outcome: String, Sendable, Equatable {
+    package enum Outcome: String, Sendable, Equatable {
         /// Running and confirmed.
         case confirmed
         /// Running in test mode: MCUboot reverts it on the next reset unless it is confirmed.
@@ -163,27 +163,27 @@ public struct SMPUploadResult: Sendable, Equatable {
     }
 
     /// How the image stands (with several images: the first one's; ``images`` has each).
-    public var outcome: Outcome
+    package var outcome: Outcome
     /// The slot that holds it, as the device reported it (with several images: the first one's).
-    public var slot: ImageSlotState
+    package var slot: ImageSlotState
     /// Image bytes the device acknowledged in this session (0 when it already held the image), all images together.
-    public var bytesUploaded: Int
+    package var bytesUploaded: Int
     /// Each image's result, in the order they were given.
-    public var images: [SMPImageResult]
+    package var images: [SMPImageResult]
     /// The MCUmgr parameters used (the device's, or Zephyr's defaults when it has none).
-    public var parameters: MCUmgrParameters
+    package var parameters: MCUmgrParameters
     /// Whether the device answered MCUmgr parameters.
-    public var parametersReported: Bool
+    package var parametersReported: Bool
     /// The largest chunk of image data sent in one request.
-    public var chunkSize: Int
+    package var chunkSize: Int
     /// The most requests that were in flight at once.
-    public var requestsInFlight: Int
+    package var requestsInFlight: Int
     /// Link losses recovered from.
-    public var reconnects: Int
+    package var reconnects: Int
 }
 
 /// Why an SMP update failed, saying who failed (style §14).
-public enum SMPUploadError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum SMPUploadError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The device answered a request with an error.
     case rejected(SMPCommand, SMPDeviceError)
     /// The device sent something that is not a valid answer.
@@ -202,7 +202,7 @@ public enum SMPUploadError: Error, Sendable, Equatable, CustomStringConvertible 
     /// The user interrupted.
     case cancelled
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .rejected(let command, let error): "device refused \(command): \(error)"
         case .protocolViolation(let what): "device violated SMP: \(what)"
@@ -218,9 +218,9 @@ public enum SMPUploadError: Error, Sendable, Equatable, CustomStringConvertible 
 }
 
 /// A transport failure as the machine sees it.
-public struct SMPTransportFailure: Sendable, Equatable, CustomStringConvertible {
+package struct SMPTransportFailure: Sendable, Equatable, CustomStringConvertible {
     /// What kind of failure, for the exit status.
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// No stack, adapter or permission.
         case unavailable
         /// The device was not found.
@@ -234,15 +234,15 @@ public struct SMPTransportFailure: Sendable, Equatable, CustomStringConvertible 
     }
 
     /// The kind.
-    public var kind: Kind
+    package var kind: Kind
     /// The transport's wording.
-    public var cause: String
+    package var cause: String
 
     /// Creates a failure.
-    public init(kind: Kind, cause: String) {
+    package init(kind: Kind, cause: String) {
         self.kind = kind
         self.cause = cause
     }
 
-    public var description: String { cause }
+    package var description: String { cause }
 }

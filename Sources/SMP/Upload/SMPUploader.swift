@@ -22,7 +22,7 @@
 /// its image number in turn (the device's `off` authoritative per image), then each is marked for test or confirmed,
 /// the device is reset once, and after the reconnection each new image is confirmed. The update is "confirmed" only
 /// when the device's state shows every new hash as asked.
-public struct SMPUploader: Sendable {
+package struct SMPUploader: Sendable {
     /// The images, in the order they are sent.
     private let images: [SMPImageUpload]
     private let configuration: SMPUploadConfiguration
@@ -134,7 +134,7 @@ public struct SMPUploader: Sendable {
     ///   - imageHash: Its SHA-256 TLV (`MCUbootImage.storedHash`).
     ///   - fileSHA256: SHA-256 of the whole file.
     ///   - configuration: The policy.
-    public init(image: [UInt8], imageHash: [UInt8], fileSHA256: [UInt8], configuration: SMPUploadConfiguration) {
+    package init(image: [UInt8], imageHash: [UInt8], fileSHA256: [UInt8], configuration: SMPUploadConfiguration) {
         self.init(
             images: [
                 SMPImageUpload(image: configuration.image, bytes: image, hash: imageHash, fileSHA256: fileSHA256)
@@ -147,7 +147,7 @@ public struct SMPUploader: Sendable {
     /// - Parameters:
     ///   - images: The images; at least one, each image number once.
     ///   - configuration: The policy.
-    public init(images: [SMPImageUpload], configuration: SMPUploadConfiguration) {
+    package init(images: [SMPImageUpload], configuration: SMPUploadConfiguration) {
         precondition(!images.isEmpty, "an SMP update needs an image")
         for image in images {
             precondition(image.bytes.count >= 32, "an MCUboot image of \(image.bytes.count) bytes has no header")
@@ -160,7 +160,7 @@ public struct SMPUploader: Sendable {
     }
 
     /// Whether the device was ever connected, for the exit status of a failure.
-    public var deviceWasReached: Bool { session.hasConnected }
+    package var deviceWasReached: Bool { session.hasConnected }
 
     // MARK: - Inputs
 
@@ -168,7 +168,7 @@ public struct SMPUploader: Sendable {
     ///
     /// - Parameter now: Session time.
     /// - Returns: The actions.
-    public mutating func start(at now: Duration) -> [SMPAction] {
+    package mutating func start(at now: Duration) -> [SMPAction] {
         guard case .idle = state else { preconditionFailure("start(at:) in state \(state)") }
         return connect(at: now)
     }
@@ -179,7 +179,7 @@ public struct SMPUploader: Sendable {
     ///   - mtu: The ATT MTU (or the serial frame limit).
     ///   - now: Session time.
     /// - Returns: The actions.
-    public mutating func connected(mtu: Int, at now: Duration) -> [SMPAction] {
+    package mutating func connected(mtu: Int, at now: Duration) -> [SMPAction] {
         guard case .connecting = state else {
             preconditionFailure("connected(mtu:at:) in state \(state)")
         }
@@ -200,7 +200,7 @@ public struct SMPUploader: Sendable {
     ///   - bytes: The frame.
     ///   - now: Session time.
     /// - Returns: The actions.
-    public mutating func receive(_ bytes: [UInt8], at now: Duration) -> [SMPAction] {
+    package mutating func receive(_ bytes: [UInt8], at now: Duration) -> [SMPAction] {
         let frame: SMPFrame
         do {
             frame = try SMPFrame(decoding: bytes)
@@ -232,7 +232,7 @@ public struct SMPUploader: Sendable {
     ///
     /// - Parameter now: Session time.
     /// - Returns: The actions.
-    public mutating func transportDisconnected(at now: Duration) -> [SMPAction] {
+    package mutating func transportDisconnected(at now: Duration) -> [SMPAction] {
         switch state {
         case .resetting, .awaiting(.reset, _):
             session.hasReset = true
@@ -254,7 +254,7 @@ public struct SMPUploader: Sendable {
     ///   - failure: What failed.
     ///   - now: Session time.
     /// - Returns: The actions.
-    public mutating func transportFailed(_ failure: SMPTransportFailure, at now: Duration) -> [SMPAction] {
+    package mutating func transportFailed(_ failure: SMPTransportFailure, at now: Duration) -> [SMPAction] {
         switch state {
         case .connecting where session.hasConnected && failure.kind != .unavailable:
             // The device may still be swapping images after a reset, or out of range for a moment.
@@ -278,7 +278,7 @@ public struct SMPUploader: Sendable {
     ///   - timer: The timer.
     ///   - now: Session time.
     /// - Returns: The actions.
-    public mutating func timerFired(_ timer: SMPTimer, at now: Duration) -> [SMPAction] {
+    package mutating func timerFired(_ timer: SMPTimer, at now: Duration) -> [SMPAction] {
         switch (timer, state) {
         case (.connection, .connecting):
             return fail(.timedOut(waitingFor: "the connection", limit: configuration.connectionTimeout))
@@ -304,7 +304,7 @@ public struct SMPUploader: Sendable {
     ///
     /// - Parameter now: Session time.
     /// - Returns: The actions.
-    public mutating func cancel(at now: Duration) -> [SMPAction] {
+    package mutating func cancel(at now: Duration) -> [SMPAction] {
         if case .ended = state { return [] }
         return [.disconnect] + fail(.cancelled)
     }

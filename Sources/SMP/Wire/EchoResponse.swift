@@ -1,12 +1,12 @@
 /// The answer to OS echo (`os_mgmt_echo`, Zephyr `os_mgmt.c`): `{"r": text}`, the request's `d` sent back.
-public struct EchoResponse: Sendable, Equatable {
+package struct EchoResponse: Sendable, Equatable {
     /// The text the device echoed.
-    public var text: String
+    package var text: String
 
     /// Creates a response.
     ///
     /// - Parameter text: The echoed text.
-    public init(text: String) {
+    package init(text: String) {
         self.text = text
     }
 
@@ -14,7 +14,7 @@ public struct EchoResponse: Sendable, Equatable {
     ///
     /// - Parameter body: The body.
     /// - Throws: ``SMPFrameError`` when `r` is missing or not text.
-    public init(body: CBORValue) throws(SMPFrameError) {
+    package init(body: CBORValue) throws(SMPFrameError) {
         switch body["r"] {
         case .text(let text)?: self.text = text
         case nil: throw .badField(name: "r", problem: "is missing")
@@ -23,5 +23,5 @@ public struct EchoResponse: Sendable, Equatable {
     }
 
     /// The body a device answers with.
-    public var body: CBORValue { .map([CBORMapEntry("r", .text(text))]) }
+    package var body: CBORValue { .map([CBORMapEntry("r", .text(text))]) }
 }

@@ -1,18 +1,18 @@
 /// The SMP groups an update uses (`enum mcumgr_group_t`, `mgmt_defines.h`).
-public enum SMPGroup: UInt16, Sendable, Equatable, CaseIterable, CustomStringConvertible {
+package enum SMPGroup: UInt16, Sendable, Equatable, CaseIterable, CustomStringConvertible {
     /// `MGMT_GROUP_ID_OS`.
     case os = 0
     /// `MGMT_GROUP_ID_IMAGE`.
     case image = 1
 
-    public var description: String { self == .os ? "OS group" : "image group" }
+    package var description: String { self == .os ? "OS group" : "image group" }
 }
 
 /// The commands nrfloader sends: a group, a command id and the operation.
 ///
 /// Ids from `os_mgmt.h` (`OS_MGMT_ID_ECHO` 0, `OS_MGMT_ID_RESET` 5, `OS_MGMT_ID_MCUMGR_PARAMS` 6) and `img_mgmt.h`
 /// (`IMG_MGMT_ID_STATE` 0, `IMG_MGMT_ID_UPLOAD` 1, `IMG_MGMT_ID_ERASE` 5).
-public enum SMPCommand: Sendable, Equatable, CaseIterable, CustomStringConvertible {
+package enum SMPCommand: Sendable, Equatable, CaseIterable, CustomStringConvertible {
     /// OS 0, write: echo a string.
     case echo
     /// OS 5, write: reset the device.
@@ -29,7 +29,7 @@ public enum SMPCommand: Sendable, Equatable, CaseIterable, CustomStringConvertib
     case erase
 
     /// The group.
-    public var group: SMPGroup {
+    package var group: SMPGroup {
         switch self {
         case .echo, .reset, .parameters: .os
         case .readImageState, .writeImageState, .upload, .erase: .image
@@ -37,7 +37,7 @@ public enum SMPCommand: Sendable, Equatable, CaseIterable, CustomStringConvertib
     }
 
     /// The command id within the group.
-    public var id: UInt8 {
+    package var id: UInt8 {
         switch self {
         case .echo, .readImageState, .writeImageState: 0
         case .upload: 1
@@ -47,7 +47,7 @@ public enum SMPCommand: Sendable, Equatable, CaseIterable, CustomStringConvertib
     }
 
     /// The request operation.
-    public var operation: SMPOperation {
+    package var operation: SMPOperation {
         switch self {
         case .parameters, .readImageState: .read
         case .echo, .reset, .writeImageState, .upload, .erase: .write
@@ -60,7 +60,7 @@ public enum SMPCommand: Sendable, Equatable, CaseIterable, CustomStringConvertib
     ///   - group: The header's group.
     ///   - id: The header's command id.
     ///   - operation: The request operation (read or write; a response's is mapped back).
-    public init?(group: UInt16, id: UInt8, operation: SMPOperation) {
+    package init?(group: UInt16, id: UInt8, operation: SMPOperation) {
         let isWrite = operation == .write || operation == .writeResponse
         guard
             let match = Self.allCases.first(where: { command in
@@ -71,7 +71,7 @@ public enum SMPCommand: Sendable, Equatable, CaseIterable, CustomStringConvertib
     }
 
     /// The command's name in messages: "image upload".
-    public var description: String {
+    package var description: String {
         switch self {
         case .echo: "echo"
         case .reset: "reset"

@@ -1,7 +1,7 @@
 /// MCUmgr's generic result codes (`enum mcumgr_err_t`, Zephyr `include/zephyr/mgmt/mcumgr/mgmt/mgmt_defines.h`):
 /// the `rc` of an SMP v1 answer, and of a v2 answer for errors that belong to no group (an unknown group or command
 /// is `notSupported`, 8, in both versions: `smp.c`).
-public enum MCUmgrError: Int, Sendable, Equatable, CaseIterable {
+package enum MCUmgrError: Int, Sendable, Equatable, CaseIterable {
     case ok = 0
     case unknown = 1
     case noMemory = 2
@@ -18,7 +18,7 @@ public enum MCUmgrError: Int, Sendable, Equatable, CaseIterable {
     case protocolTooNew = 13
 
     /// The C name.
-    public var name: String {
+    package var name: String {
         switch self {
         case .ok: "MGMT_ERR_EOK"
         case .unknown: "MGMT_ERR_EUNKNOWN"
@@ -38,7 +38,7 @@ public enum MCUmgrError: Int, Sendable, Equatable, CaseIterable {
     }
 
     /// The header's comment, lowercased.
-    public var meaning: String {
+    package var meaning: String {
         switch self {
         case .ok: "no error"
         case .unknown: "unknown error"
@@ -63,7 +63,7 @@ public enum MCUmgrError: Int, Sendable, Equatable, CaseIterable {
 ///
 /// For a v1 request Zephyr translates them to ``MCUmgrError`` (`img_mgmt_translate_error_code`, `img_mgmt.c`):
 /// `imageAlreadyPending` (28) reaches a v1 client as `badState` (6).
-public enum ImageManagementError: Int, Sendable, Equatable, CaseIterable {
+package enum ImageManagementError: Int, Sendable, Equatable, CaseIterable {
     case ok = 0
     case unknown
     case flashConfigQueryFailed
@@ -101,12 +101,12 @@ public enum ImageManagementError: Int, Sendable, Equatable, CaseIterable {
     case activeSlotNotKnown
 
     /// The C name.
-    public var name: String {
+    package var name: String {
         "IMG_MGMT_ERR_" + Self.names[rawValue].name
     }
 
     /// The header's comment, lowercased.
-    public var meaning: String { Self.names[rawValue].meaning }
+    package var meaning: String { Self.names[rawValue].meaning }
 
     private static let names: [(name: String, meaning: String)] = [
         ("OK", "no error"),
@@ -148,9 +148,9 @@ public enum ImageManagementError: Int, Sendable, Equatable, CaseIterable {
 }
 
 /// A non-zero result a device answered with, in either form.
-public struct SMPDeviceError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct SMPDeviceError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Where the code comes from.
-    public enum Source: Sendable, Equatable {
+    package enum Source: Sendable, Equatable {
         /// A bare `rc`: an ``MCUmgrError`` (every SMP v1 answer; v2 answers to unknown commands).
         case mcumgr
         /// `err {group, rc}` (SMP v2): a code of that group.
@@ -158,22 +158,22 @@ public struct SMPDeviceError: Error, Sendable, Equatable, CustomStringConvertibl
     }
 
     /// Where the code comes from.
-    public var source: Source
+    package var source: Source
     /// The code.
-    public var rc: Int
+    package var rc: Int
 
     /// Creates an error.
     ///
     /// - Parameters:
     ///   - source: Where the code comes from.
     ///   - rc: The code.
-    public init(source: Source, rc: Int) {
+    package init(source: Source, rc: Int) {
         self.source = source
         self.rc = rc
     }
 
     /// The code's C name and meaning, when known: `IMG_MGMT_ERR_IMAGE_ALREADY_PENDING: there is already …`.
-    public var explanation: String? {
+    package var explanation: String? {
         switch source {
         case .mcumgr:
             return MCUmgrError(rawValue: rc).map { "\($0.name): \($0.meaning)" }
@@ -184,14 +184,14 @@ public struct SMPDeviceError: Error, Sendable, Equatable, CustomStringConvertibl
     }
 
     /// `rc 28 (IMG_MGMT_ERR_IMAGE_ALREADY_PENDING: there is already an image operation pending)`.
-    public var description: String {
+    package var description: String {
         if let explanation { return "rc \(rc) (\(explanation))" }
         if case .group(let group) = source { return "rc \(rc) of group \(group)" }
         return "rc \(rc)"
     }
 
     /// Whether this is the image group's `IMAGE_ALREADY_PENDING` (v2) or its v1 translation `EBADSTATE`.
-    public var isImageAlreadyPending: Bool {
+    package var isImageAlreadyPending: Bool {
         switch source {
         case .mcumgr: rc == MCUmgrError.badState.rawValue
         case .group(let group):
@@ -200,7 +200,7 @@ public struct SMPDeviceError: Error, Sendable, Equatable, CustomStringConvertibl
     }
 
     /// Whether the device said it does not know the command (`MGMT_ERR_ENOTSUP`, 8).
-    public var isNotSupported: Bool {
+    package var isNotSupported: Bool {
         source == .mcumgr && rc == MCUmgrError.notSupported.rawValue
     }
 }

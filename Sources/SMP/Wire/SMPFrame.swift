@@ -1,16 +1,16 @@
 /// One SMP message: the header and its CBOR body (a map).
-public struct SMPFrame: Sendable, Equatable {
+package struct SMPFrame: Sendable, Equatable {
     /// The header; its `length` matches the encoded body.
-    public var header: SMPHeader
+    package var header: SMPHeader
     /// The body.
-    public var body: CBORValue
+    package var body: CBORValue
 
     /// Creates a frame.
     ///
     /// - Parameters:
     ///   - header: The header (its `length` is recomputed when encoding).
     ///   - body: The body, a map.
-    public init(header: SMPHeader, body: CBORValue) {
+    package init(header: SMPHeader, body: CBORValue) {
         self.header = header
         self.body = body
     }
@@ -20,7 +20,7 @@ public struct SMPFrame: Sendable, Equatable {
     ///
     /// - Parameter style: How the body's maps and arrays are delimited.
     /// - Returns: Header and body.
-    public func encoded(style: CBOREncoder.ContainerStyle = .definite) -> [UInt8] {
+    package func encoded(style: CBOREncoder.ContainerStyle = .definite) -> [UInt8] {
         let body = CBOREncoder(containerStyle: style).encode(body)
         precondition(body.count <= Int(UInt16.max), "SMP body of \(body.count) bytes exceeds the 16-bit length")
         var header = header
@@ -32,7 +32,7 @@ public struct SMPFrame: Sendable, Equatable {
     ///
     /// - Parameter bytes: Header and body, nothing more.
     /// - Throws: ``SMPFrameError``.
-    public init(decoding bytes: [UInt8]) throws(SMPFrameError) {
+    package init(decoding bytes: [UInt8]) throws(SMPFrameError) {
         let header = try SMPHeader(decoding: bytes)
         let actual = bytes.count - SMPHeader.size
         guard Int(header.length) == actual else { throw .lengthMismatch(declared: Int(header.length), actual: actual) }
@@ -51,7 +51,7 @@ public struct SMPFrame: Sendable, Equatable {
     ///
     /// - Parameter prefix: The first bytes received.
     /// - Returns: Header plus body length.
-    public static func totalLength(ofFrameStartingWith prefix: some Collection<UInt8>) -> Int? {
+    package static func totalLength(ofFrameStartingWith prefix: some Collection<UInt8>) -> Int? {
         let header = Array(prefix.prefix(SMPHeader.size))
         guard header.count == SMPHeader.size else { return nil }
         return SMPHeader.size + (Int(header[2]) << 8 | Int(header[3]))

@@ -1,5 +1,5 @@
 /// Why bytes are not an SMP frame, or not the answer that was expected.
-public enum SMPFrameError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum SMPFrameError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Fewer than the 8 header bytes.
     case tooShort(received: [UInt8])
     /// An `op` value above 3.
@@ -15,7 +15,7 @@ public enum SMPFrameError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A field the answer needs is missing or of the wrong type.
     case badField(name: String, problem: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .tooShort(let received): "frame of \(received.count) bytes is shorter than the 8-byte SMP header"
         case .unknownOperation(let op, let header): "unknown SMP op \(op) in header '\(hexString(header))'"

@@ -8,24 +8,24 @@
 /// | 4–5 | `group` |
 /// | 6 | `seq` |
 /// | 7 | `id`: the command within the group |
-public struct SMPHeader: Sendable, Equatable {
+package struct SMPHeader: Sendable, Equatable {
     /// The header's size in bytes (`MGMT_HDR_SIZE`).
-    public static let size = 8
+    package static let size = 8
 
     /// Read, write, or the answer to one.
-    public var operation: SMPOperation
+    package var operation: SMPOperation
     /// The protocol version.
-    public var version: SMPVersion
+    package var version: SMPVersion
     /// Flags; no flag is defined for the image and OS groups, so a client sends 0.
-    public var flags: UInt8
+    package var flags: UInt8
     /// The body's length in bytes.
-    public var length: UInt16
+    package var length: UInt16
     /// The management group.
-    public var group: UInt16
+    package var group: UInt16
     /// The sequence number a response echoes.
-    public var sequence: UInt8
+    package var sequence: UInt8
     /// The command within the group.
-    public var command: UInt8
+    package var command: UInt8
 
     /// Creates a header.
     ///
@@ -37,7 +37,7 @@ public struct SMPHeader: Sendable, Equatable {
     ///   - group: The group.
     ///   - sequence: The sequence number.
     ///   - command: The command id.
-    public init(
+    package init(
         operation: SMPOperation, version: SMPVersion, flags: UInt8 = 0, length: UInt16, group: UInt16,
         sequence: UInt8, command: UInt8
     ) {
@@ -51,7 +51,7 @@ public struct SMPHeader: Sendable, Equatable {
     }
 
     /// The header's 8 bytes.
-    public var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         [
             operation.rawValue | version.rawValue << 3, flags, UInt8(length >> 8), UInt8(length & 0xFF),
             UInt8(group >> 8), UInt8(group & 0xFF), sequence, command,
@@ -62,7 +62,7 @@ public struct SMPHeader: Sendable, Equatable {
     ///
     /// - Parameter bytes: At least 8 bytes.
     /// - Throws: ``SMPFrameError`` when there are fewer than 8 bytes, or the operation or version is unknown.
-    public init(decoding bytes: some Collection<UInt8>) throws(SMPFrameError) {
+    package init(decoding bytes: some Collection<UInt8>) throws(SMPFrameError) {
         let header = Array(bytes.prefix(Self.size))
         guard header.count == Self.size else { throw .tooShort(received: header) }
         guard let operation = SMPOperation(rawValue: header[0] & 0x07) else {
@@ -79,7 +79,7 @@ public struct SMPHeader: Sendable, Equatable {
 }
 
 /// The `op` field (`enum mcumgr_op_t`, `mgmt_defines.h`).
-public enum SMPOperation: UInt8, Sendable, Equatable, CaseIterable, CustomStringConvertible {
+package enum SMPOperation: UInt8, Sendable, Equatable, CaseIterable, CustomStringConvertible {
     /// `MGMT_OP_READ`.
     case read = 0
     /// `MGMT_OP_READ_RSP`.
@@ -90,7 +90,7 @@ public enum SMPOperation: UInt8, Sendable, Equatable, CaseIterable, CustomString
     case writeResponse = 3
 
     /// The response operation that answers this request operation (itself for a response).
-    public var response: SMPOperation {
+    package var response: SMPOperation {
         switch self {
         case .read, .readResponse: .readResponse
         case .write, .writeResponse: .writeResponse
@@ -98,9 +98,9 @@ public enum SMPOperation: UInt8, Sendable, Equatable, CaseIterable, CustomString
     }
 
     /// Whether this is a response operation.
-    public var isResponse: Bool { self == .readResponse || self == .writeResponse }
+    package var isResponse: Bool { self == .readResponse || self == .writeResponse }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .read: "read"
         case .readResponse: "read response"
@@ -111,11 +111,11 @@ public enum SMPOperation: UInt8, Sendable, Equatable, CaseIterable, CustomString
 }
 
 /// The header's version field (`smp.c`: 0 is the original protocol, 1 is SMP version 2 with group errors).
-public enum SMPVersion: UInt8, Sendable, Equatable, CaseIterable, CustomStringConvertible {
+package enum SMPVersion: UInt8, Sendable, Equatable, CaseIterable, CustomStringConvertible {
     /// The original protocol: errors are a bare `rc`.
     case v1 = 0
     /// Version 2: group errors come as `err {group, rc}`.
     case v2 = 1
 
-    public var description: String { self == .v1 ? "v1" : "v2" }
+    package var description: String { self == .v1 ? "v1" : "v2" }
 }

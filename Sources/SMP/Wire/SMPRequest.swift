@@ -1,6 +1,6 @@
 /// A request nrfloader sends, with its CBOR body (field names from Zephyr's handlers: `os_mgmt.c`, `img_mgmt.c`,
 /// `img_mgmt_state.c`).
-public enum SMPRequest: Sendable, Equatable {
+package enum SMPRequest: Sendable, Equatable {
     /// OS echo: `{"d": text}`.
     case echo(String)
     /// OS reset: `{}`.
@@ -19,7 +19,7 @@ public enum SMPRequest: Sendable, Equatable {
     case eraseSlot(Int)
 
     /// The command.
-    public var command: SMPCommand {
+    package var command: SMPCommand {
         switch self {
         case .echo: .echo
         case .reset: .reset
@@ -32,7 +32,7 @@ public enum SMPRequest: Sendable, Equatable {
     }
 
     /// The body.
-    public var body: CBORValue {
+    package var body: CBORValue {
         switch self {
         case .echo(let text): .map([CBORMapEntry("d", .text(text))])
         case .reset, .parameters, .readImageState, .erase: .map([])
@@ -49,7 +49,7 @@ public enum SMPRequest: Sendable, Equatable {
     ///   - sequence: The sequence number the answer will echo.
     ///   - version: The protocol version to ask in.
     /// - Returns: The frame.
-    public func frame(sequence: UInt8, version: SMPVersion) -> SMPFrame {
+    package func frame(sequence: UInt8, version: SMPVersion) -> SMPFrame {
         let command = command
         let header = SMPHeader(
             operation: command.operation, version: version, length: 0, group: command.group.rawValue,
@@ -59,17 +59,17 @@ public enum SMPRequest: Sendable, Equatable {
 }
 
 /// One image upload request (`img_mgmt_upload`): `image`, `off`, `data`, and on the first chunk `len` and `sha`.
-public struct ImageUploadChunk: Sendable, Equatable {
+package struct ImageUploadChunk: Sendable, Equatable {
     /// The image number (0 for the application); omitted from the body when 0, Zephyr's default.
-    public var image: Int
+    package var image: Int
     /// The chunk's offset in the image.
-    public var offset: Int
+    package var offset: Int
     /// The chunk's bytes.
-    public var data: [UInt8]
+    package var data: [UInt8]
     /// The whole image's length: the first chunk only.
-    public var length: Int?
+    package var length: Int?
     /// SHA-256 of the whole image (the device compares it to resume an interrupted upload): the first chunk only.
-    public var sha256: [UInt8]?
+    package var sha256: [UInt8]?
 
     /// Creates a chunk.
     ///
@@ -79,7 +79,7 @@ public struct ImageUploadChunk: Sendable, Equatable {
     ///   - data: The bytes.
     ///   - length: The image length (first chunk).
     ///   - sha256: The image's SHA-256 (first chunk).
-    public init(image: Int = 0, offset: Int, data: [UInt8], length: Int? = nil, sha256: [UInt8]? = nil) {
+    package init(image: Int = 0, offset: Int, data: [UInt8], length: Int? = nil, sha256: [UInt8]? = nil) {
         self.image = image
         self.offset = offset
         self.data = data
@@ -88,7 +88,7 @@ public struct ImageUploadChunk: Sendable, Equatable {
     }
 
     /// The body, keys in the order mcumgr clients send them.
-    public var body: CBORValue {
+    package var body: CBORValue {
         var entries: [CBORMapEntry] = []
         if image != 0 { entries.append(CBORMapEntry("image", .int(image))) }
         if let length { entries.append(CBORMapEntry("len", .int(length))) }
@@ -108,7 +108,7 @@ public struct ImageUploadChunk: Sendable, Equatable {
     ///   - imageLength: The whole image's length (encoded on the first chunk).
     ///   - image: The image number.
     /// - Returns: The body's encoded size in bytes.
-    public static func bodySize(dataLength: Int, offset: Int, isFirst: Bool, imageLength: Int, image: Int = 0) -> Int {
+    package static func bodySize(dataLength: Int, offset: Int, isFirst: Bool, imageLength: Int, image: Int = 0) -> Int {
         let chunk = ImageUploadChunk(
             image: image, offset: offset, data: [], length: isFirst ? imageLength : nil,
             sha256: isFirst ? [UInt8](repeating: 0, count: 32) : nil)

@@ -2,13 +2,13 @@
 ///
 /// Each reading first looks for an error in either form: a non-zero `rc`, or `err {group, rc}` (Zephyr
 /// `smp_add_cmd_err`).
-public enum SMPResponse {
+package enum SMPResponse {
     /// The error a body carries, if any.
     ///
     /// - Parameter body: A response body.
     /// - Returns: The device's error, or `nil` for success (`rc` absent or 0, no `err`).
     /// - Throws: ``SMPFrameError`` when `rc` or `err` has the wrong shape.
-    public static func error(in body: CBORValue) throws(SMPFrameError) -> SMPDeviceError? {
+    package static func error(in body: CBORValue) throws(SMPFrameError) -> SMPDeviceError? {
         if let err = body["err"] {
             guard case .map = err else { throw .badField(name: "err", problem: "is \(err.kindDescription), not a map") }
             let group = try integer(err, "group", in: 0...Int(UInt16.max), context: "err.group")
@@ -37,18 +37,18 @@ public enum SMPResponse {
 }
 
 /// The answer to MCUmgr parameters (`os_mgmt_mcumgr_params`): `{"buf_size": N, "buf_count": N}`.
-public struct MCUmgrParameters: Sendable, Equatable {
+package struct MCUmgrParameters: Sendable, Equatable {
     /// The size of one SMP receive buffer in bytes: the longest request frame the device takes.
-    public var bufferSize: Int
+    package var bufferSize: Int
     /// How many such buffers the device has: how many requests may be in flight.
-    public var bufferCount: Int
+    package var bufferCount: Int
 
     /// Creates parameters.
     ///
     /// - Parameters:
     ///   - bufferSize: The buffer size.
     ///   - bufferCount: The buffer count.
-    public init(bufferSize: Int, bufferCount: Int) {
+    package init(bufferSize: Int, bufferCount: Int) {
         self.bufferSize = bufferSize
         self.bufferCount = bufferCount
     }
@@ -57,33 +57,33 @@ public struct MCUmgrParameters: Sendable, Equatable {
     ///
     /// - Parameter body: The body.
     /// - Throws: ``SMPFrameError`` when a field is missing or out of range.
-    public init(body: CBORValue) throws(SMPFrameError) {
+    package init(body: CBORValue) throws(SMPFrameError) {
         bufferSize = try SMPResponse.integer(
             body, "buf_size", in: SMPHeader.size + 1...Int(UInt16.max) + SMPHeader.size)
         bufferCount = try SMPResponse.integer(body, "buf_count", in: 1...255)
     }
 
     /// The body a device answers with.
-    public var body: CBORValue {
+    package var body: CBORValue {
         .map([CBORMapEntry("buf_size", .int(bufferSize)), CBORMapEntry("buf_count", .int(bufferCount))])
     }
 }
 
 /// The answer to an image upload chunk: `{"off": N}` (plus `rc: 0` with `CONFIG_MCUMGR_SMP_LEGACY_RC_BEHAVIOUR`,
 /// and `match` on the last chunk with `CONFIG_IMG_ENABLE_IMAGE_CHECK`).
-public struct ImageUploadResponse: Sendable, Equatable {
+package struct ImageUploadResponse: Sendable, Equatable {
     /// The offset the device expects next: the bytes it holds.
-    public var offset: Int
+    package var offset: Int
     /// Whether the device's SHA-256 of the whole image matched the first chunk's `sha` (last chunk only, when the
     /// device checks).
-    public var match: Bool?
+    package var match: Bool?
 
     /// Creates a response.
     ///
     /// - Parameters:
     ///   - offset: The offset.
     ///   - match: The optional match flag.
-    public init(offset: Int, match: Bool? = nil) {
+    package init(offset: Int, match: Bool? = nil) {
         self.offset = offset
         self.match = match
     }
@@ -92,7 +92,7 @@ public struct ImageUploadResponse: Sendable, Equatable {
     ///
     /// - Parameter body: The body.
     /// - Throws: ``SMPFrameError`` when `off` is missing or negative, or `match` is not a boolean.
-    public init(body: CBORValue) throws(SMPFrameError) {
+    package init(body: CBORValue) throws(SMPFrameError) {
         offset = try SMPResponse.integer(body, "off", in: 0...Int(UInt32.max))
         switch body["match"] {
         case nil: match = nil
@@ -102,34 +102,34 @@ public struct ImageUploadResponse: Sendable, Equatable {
     }
 
     /// The body a device answers with.
-    public var body: CBORValue {
+    package var body: CBORValue {
         .map([CBORMapEntry("off", .int(offset))] + (match.map { [CBORMapEntry("match", .bool($0))] } ?? []))
     }
 }
 
 /// One slot in an image state answer (`img_mgmt_state_encode_slot`).
-public struct ImageSlotState: Sendable, Equatable {
+package struct ImageSlotState: Sendable, Equatable {
     /// The image number (absent with one updatable image: 0).
-    public var image: Int
+    package var image: Int
     /// The slot, 0 (primary) or 1 (secondary).
-    public var slot: Int
+    package var slot: Int
     /// The version, `major.minor.revision` with `.build` when the build number is not 0.
-    public var version: String
+    package var version: String
     /// The SHA-256 TLV of the image in the slot.
-    public var hash: [UInt8]
+    package var hash: [UInt8]
     /// Whether the image is bootable.
-    public var isBootable: Bool
+    package var isBootable: Bool
     /// Whether MCUboot will swap to it on the next reset.
-    public var isPending: Bool
+    package var isPending: Bool
     /// Whether it is confirmed (no revert on reset).
-    public var isConfirmed: Bool
+    package var isConfirmed: Bool
     /// Whether it is running.
-    public var isActive: Bool
+    package var isActive: Bool
     /// Whether the pending swap is permanent.
-    public var isPermanent: Bool
+    package var isPermanent: Bool
 
     /// Creates a slot state.
-    public init(
+    package init(
         image: Int = 0, slot: Int, version: String, hash: [UInt8], isBootable: Bool = true, isPending: Bool = false,
         isConfirmed: Bool = false, isActive: Bool = false, isPermanent: Bool = false
     ) {
@@ -179,7 +179,7 @@ public struct ImageSlotState: Sendable, Equatable {
     }
 
     /// The entry as Zephyr encodes it without the frugal list (every flag present).
-    public var body: CBORValue {
+    package var body: CBORValue {
         .map([
             CBORMapEntry("slot", .int(slot)), CBORMapEntry("version", .text(version)),
             CBORMapEntry("hash", .bytes(hash)),
@@ -190,7 +190,7 @@ public struct ImageSlotState: Sendable, Equatable {
     }
 
     /// The flags as mcumgr shows them: `active confirmed`, `pending permanent`, or `-`.
-    public var flagsDescription: String {
+    package var flagsDescription: String {
         let names = [
             (isActive, "active"), (isConfirmed, "confirmed"), (isPending, "pending"), (isPermanent, "permanent"),
         ].filter(\.0).map(\.1)
@@ -199,14 +199,14 @@ public struct ImageSlotState: Sendable, Equatable {
 }
 
 /// The answer to an image state read or write: `{"images": [...], "splitStatus": 0}`.
-public struct ImageStateResponse: Sendable, Equatable {
+package struct ImageStateResponse: Sendable, Equatable {
     /// The slots reported.
-    public var slots: [ImageSlotState]
+    package var slots: [ImageSlotState]
 
     /// Creates a response.
     ///
     /// - Parameter slots: The slots.
-    public init(slots: [ImageSlotState]) {
+    package init(slots: [ImageSlotState]) {
         self.slots = slots
     }
 
@@ -214,7 +214,7 @@ public struct ImageStateResponse: Sendable, Equatable {
     ///
     /// - Parameter body: The body.
     /// - Throws: ``SMPFrameError`` when `images` is missing or an entry is malformed.
-    public init(body: CBORValue) throws(SMPFrameError) {
+    package init(body: CBORValue) throws(SMPFrameError) {
         guard case .array(let entries)? = body["images"] else {
             throw .badField(name: "images", problem: body["images"] == nil ? "is missing" : "is not an array")
         }
@@ -229,12 +229,12 @@ public struct ImageStateResponse: Sendable, Equatable {
     ///   - hash: The SHA-256 TLV.
     ///   - image: The image number.
     /// - Returns: The slot, or `nil` when no slot of that image holds that hash.
-    public func slot(withHash hash: [UInt8], image: Int = 0) -> ImageSlotState? {
+    package func slot(withHash hash: [UInt8], image: Int = 0) -> ImageSlotState? {
         slots.first { $0.hash == hash && $0.image == image }
     }
 
     /// The body as Zephyr encodes it (`splitStatus` 0 included, as without the frugal list).
-    public var body: CBORValue {
+    package var body: CBORValue {
         .map([CBORMapEntry("images", .array(slots.map(\.body))), CBORMapEntry("splitStatus", .int(0))])
     }
 }

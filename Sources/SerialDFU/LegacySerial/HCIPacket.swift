@@ -3,27 +3,27 @@ import Checksums
 /// One packet of the three-wire UART (HCI) transport that SDK ≤ 11 serial bootloaders and Adafruit's nRF52
 /// bootloader speak (dfu-protocols.md §5.2): a 4-byte header, the payload, a CRC-16, SLIP-framed with an END on
 /// both sides.
-public struct HCIPacket: Sendable, Equatable {
+package struct HCIPacket: Sendable, Equatable {
     /// The packet type of DFU data packets.
-    public static let vendorSpecificType: UInt8 = 14
+    package static let vendorSpecificType: UInt8 = 14
     /// The packet type of an acknowledgement (header only).
-    public static let acknowledgementType: UInt8 = 0
+    package static let acknowledgementType: UInt8 = 0
 
     /// Sequence number, 0–7.
-    public var sequence: UInt8
+    package var sequence: UInt8
     /// The next sequence number the sender expects from its peer, 0–7.
-    public var acknowledgement: UInt8
+    package var acknowledgement: UInt8
     /// Whether the packet must be acknowledged.
-    public var isReliable: Bool
+    package var isReliable: Bool
     /// The packet type.
-    public var type: UInt8
+    package var type: UInt8
     /// The payload.
-    public var payload: [UInt8]
+    package var payload: [UInt8]
     /// Whether a CRC-16 follows the payload.
-    public var hasIntegrityCheck: Bool
+    package var hasIntegrityCheck: Bool
 
     /// A reliable DFU packet with a CRC, acknowledging `sequence + 1` as the Nordic and Adafruit hosts do.
-    public init(sequence: UInt8, payload: [UInt8]) {
+    package init(sequence: UInt8, payload: [UInt8]) {
         self.sequence = sequence & 7
         self.acknowledgement = (sequence + 1) & 7
         self.isReliable = true
@@ -33,7 +33,7 @@ public struct HCIPacket: Sendable, Equatable {
     }
 
     /// An acknowledgement packet (what the bootloader sends back).
-    public init(acknowledging next: UInt8) {
+    package init(acknowledging next: UInt8) {
         sequence = 0
         acknowledgement = next & 7
         isReliable = false
@@ -43,7 +43,7 @@ public struct HCIPacket: Sendable, Equatable {
     }
 
     /// The header and payload (and CRC) before SLIP.
-    public var unframed: [UInt8] {
+    package var unframed: [UInt8] {
         let length = payload.count
         var bytes: [UInt8] = [
             sequence | acknowledgement << 3 | (hasIntegrityCheck ? 0x40 : 0) | (isReliable ? 0x80 : 0),
@@ -59,10 +59,10 @@ public struct HCIPacket: Sendable, Equatable {
     }
 
     /// The wire bytes: END, the escaped packet, END.
-    public var wire: [UInt8] { [SLIP.end] + SLIP.encode(unframed) }
+    package var wire: [UInt8] { [SLIP.end] + SLIP.encode(unframed) }
 
     /// Decodes a SLIP-decoded frame; `nil` when the header checksum, the length or the CRC is wrong.
-    public init?(frame: [UInt8]) {
+    package init?(frame: [UInt8]) {
         guard frame.count >= 4, frame[0...3].reduce(0, &+) == 0 else { return nil }
         let length = Int(frame[1] >> 4) | Int(frame[2]) << 4
         let hasCRC = frame[0] & 0x40 != 0

@@ -1,4 +1,4 @@
-public import DFUController
+package import DFUController
 
 /// Legacy DFU over the three-wire UART transport (SDK ≤ 11 serial bootloaders, Adafruit's nRF52 bootloader), as a
 /// sans-IO state machine: it says what to send and how long to wait; the caller feeds back decoded SLIP frames and
@@ -8,28 +8,28 @@ public import DFUController
 /// packet and two zero bytes), Data (type 4, 512 image bytes each, a pause per 4 KiB page), Stop (type 5). Every
 /// packet must be acknowledged with the next sequence number; a missing or wrong acknowledgement resends the same
 /// packet, up to ``Configuration/attempts`` times. Sequence numbers start at 1, as adafruit-nrfutil's do.
-public struct LegacySerialDFU: Sendable {
+package struct LegacySerialDFU: Sendable {
     /// Timings and limits.
-    public struct Configuration: Sendable, Equatable {
+    package struct Configuration: Sendable, Equatable {
         /// How long to wait for each acknowledgement.
-        public var acknowledgementTimeout: Duration = .seconds(1)
+        package var acknowledgementTimeout: Duration = .seconds(1)
         /// Sends of one packet before the update fails.
-        public var attempts = 3
+        package var attempts = 3
         /// Image bytes per data packet (the bootloaders' limit is 512).
-        public var dataPacketSize = 512
+        package var dataPacketSize = 512
         /// Page erase time the pause after Start is computed from (nRF52: 89.7 ms, Adafruit's value).
-        public var pageEraseTime: Duration = .microseconds(89_700)
+        package var pageEraseTime: Duration = .microseconds(89_700)
         /// The pause after each 4 KiB of data (1024 words at 100 µs, Adafruit's value).
-        public var pageWriteTime: Duration = .microseconds(102_400)
+        package var pageWriteTime: Duration = .microseconds(102_400)
         /// The pause after Stop, while the device checks and activates the image.
-        public var activationTime: Duration = .seconds(1)
+        package var activationTime: Duration = .seconds(1)
 
         /// The defaults.
-        public init() {}
+        package init() {}
     }
 
     /// What the caller must do.
-    public enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         /// Write these bytes to the line.
         case send([UInt8])
         /// Expect an acknowledgement until this much time has passed; then call ``timerFired()``.
@@ -62,13 +62,13 @@ public struct LegacySerialDFU: Sendable {
     private var hasBeenAcknowledged = false
 
     /// Creates the machine for legacy parts (their init packets are the legacy ones).
-    public init(parts: [FirmwarePart], configuration: Configuration = Configuration()) {
+    package init(parts: [FirmwarePart], configuration: Configuration = Configuration()) {
         self.parts = parts
         self.configuration = configuration
     }
 
     /// The payloads of one part's packets, in order.
-    public static func payloads(of part: FirmwarePart, dataPacketSize: Int = 512) -> [[UInt8]] {
+    package static func payloads(of part: FirmwarePart, dataPacketSize: Int = 512) -> [[UInt8]] {
         func word(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
         let sizes: (Int, Int, Int) =
             switch part.imageType {
@@ -96,26 +96,26 @@ public struct LegacySerialDFU: Sendable {
     }
 
     /// Begins the first part.
-    public mutating func start() -> [Action] {
+    package mutating func start() -> [Action] {
         guard !parts.isEmpty else { return [.failed(.noParts)] }
         return beginPart()
     }
 
     /// Whether the machine waits for the acknowledgement of a later part's Start packet: the device may still be
     /// resetting from the part before, and its port may vanish and come back.
-    public var isAwaitingLaterStart: Bool {
+    package var isAwaitingLaterStart: Bool {
         guard partIndex > 0, case .awaitingAcknowledgement(packet: 0, _) = stage else { return false }
         return true
     }
 
     /// Sends that Start packet again as a first attempt, to the port the device came back on.
-    public mutating func resendStart() -> [Action] {
+    package mutating func resendStart() -> [Action] {
         guard isAwaitingLaterStart else { return [] }
         return send(0, attempt: 1)
     }
 
     /// A SLIP frame arrived from the device.
-    public mutating func receive(frame: [UInt8]) -> [Action] {
+    package mutating func receive(frame: [UInt8]) -> [Action] {
         guard case .awaitingAcknowledgement(let index, let attempt) = stage else { return [] }
         // Noise and damaged packets are not acknowledgements; the timer still runs.
         guard let packet = HCIPacket(frame: frame), packet.type == HCIPacket.acknowledgementType else { return [] }
@@ -128,7 +128,7 @@ public struct LegacySerialDFU: Sendable {
     }
 
     /// The acknowledgement timer or a pause ended.
-    public mutating func timerFired() -> [Action] {
+    package mutating func timerFired() -> [Action] {
         switch stage {
         case .awaitingAcknowledgement(let index, let attempt):
             return resend(index, after: attempt, because: "no acknowledgement")
@@ -207,7 +207,7 @@ public struct LegacySerialDFU: Sendable {
 }
 
 /// Why a legacy serial update failed.
-public enum LegacySerialError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum LegacySerialError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Nothing to send.
     case noParts
     /// The device acknowledged nothing at all: not in bootloader mode, or not there.
@@ -215,7 +215,7 @@ public enum LegacySerialError: Error, Sendable, Equatable, CustomStringConvertib
     /// The device stopped acknowledging a packet.
     case unacknowledged(packet: String, attempts: Int, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .noParts: "the input has no legacy dfu part"
         case .noAnswer(let attempts):

@@ -1,9 +1,9 @@
-public import DFUController
+package import DFUController
 
 /// Runs ``LegacySerialDFU`` on a serial port: the I/O around the machine.
-public struct LegacySerialSession: Sendable {
+package struct LegacySerialSession: Sendable {
     /// Why the session ended without finishing.
-    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
         /// The port could not be opened.
         case port(SerialPortError)
         /// The port went away during the update.
@@ -17,7 +17,7 @@ public struct LegacySerialSession: Sendable {
         /// The task was cancelled.
         case cancelled
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .port(let error), .vanished(let error): error.description
             case .didNotComeBack(let message), .otherDevice(let message): message
@@ -38,7 +38,7 @@ public struct LegacySerialSession: Sendable {
     ///   - configuration: The machine's timings and limits.
     ///   - reconnectTimeout: How long to wait for the port to come back after a part (the device resets and, over
     ///     USB, re-enumerates; it is found again by its USB serial number).
-    public init(
+    package init(
         options: SerialDFUTransport.Options, configuration: LegacySerialDFU.Configuration = .init(),
         reconnectTimeout: Duration = .seconds(15)
     ) {
@@ -55,7 +55,7 @@ public struct LegacySerialSession: Sendable {
     /// USB serial number), both until the reconnection deadline.
     ///
     /// - Throws: ``Failure``.
-    public func run(parts: [FirmwarePart], onAction: (LegacySerialDFU.Action) -> Void) async throws(Failure) {
+    package func run(parts: [FirmwarePart], onAction: (LegacySerialDFU.Action) -> Void) async throws(Failure) {
         let clock = ContinuousClock()
         var locator = SerialPortLocator(options)
         var port: SerialPort?

@@ -1,76 +1,76 @@
-public import BlueZ
-public import DFUSimulator
+package import BlueZ
+package import DFUSimulator
 
 /// How a ``SimulatedSMPPeripheral`` presents itself and behaves.
-public struct SMPPeripheralOptions: Sendable {
+package struct SMPPeripheralOptions: Sendable {
     /// The advertised name.
     ///
     /// Default "Zephyr": `CONFIG_BT_DEVICE_NAME`'s default, which Zephyr's `smp_svr` sample keeps.
-    public var name = "Zephyr"
+    package var name = "Zephyr"
     /// The ATT MTU a central is taken to ask for (23 to 517); the device's limit is what `mtu@N` leaves of it.
     ///
     /// Default 247, as `simulate`'s DFU targets: the usual LE Data Length Extension fit (251-byte PDUs).
-    public var mtu = 247
+    package var mtu = 247
     /// Whether `AcquireNotify` is offered on the SMP characteristic.
-    public var offersAcquireNotify = true
+    package var offersAcquireNotify = true
     /// Whether `AcquireWrite` is offered on the SMP characteristic.
     ///
     /// Off by default for the reason ``SimulatedPeripheralOptions/offersAcquireWrite`` gives (bluetoothd 5.66 can
     /// hand a server's acquired socket the first write late or stale); bluezoo gives a central `AcquireWrite` only
     /// when the server offers it, so tests of that path turn it on.
-    public var offersAcquireWrite = false
+    package var offersAcquireWrite = false
     /// Whether a boot takes MCUboot's swap time (``SimulatedSMPDevice/nextBootSwapDuration``, nRF52 flash) or none.
-    public var takesSwapTime = true
+    package var takesSwapTime = true
     /// `CONFIG_MCUMGR_GRP_OS_RESET_MS`: Zephyr's delay between answering a reset and resetting (default 250 ms).
-    public var resetDelay = Duration.milliseconds(250)
+    package var resetDelay = Duration.milliseconds(250)
     /// The application's start-up after MCUboot, before it advertises again.
-    public var bootTime = Duration.milliseconds(100)
+    package var bootTime = Duration.milliseconds(100)
     /// The faults to inject (counted as `--target sim:smp` counts them).
-    public var faults = FaultPlan()
+    package var faults = FaultPlan()
 
     /// The defaults.
-    public init() {}
+    package init() {}
 }
 
 /// The two slots of the simulated device, whole (trailers included).
-public struct SMPSlots: Sendable, Equatable {
+package struct SMPSlots: Sendable, Equatable {
     /// Every slot: image n's primary slot is 2n, its secondary (where uploads go) 2n + 1.
-    public var all: [[UInt8]]
+    package var all: [[UInt8]]
 
     /// Slot 0, image 0's running image.
-    public var primary: [UInt8] { all[0] }
+    package var primary: [UInt8] { all[0] }
     /// Slot 1, where image 0's uploads go.
-    public var secondary: [UInt8] { all[1] }
+    package var secondary: [UInt8] { all[1] }
 
     /// Creates a copy of the slots.
     ///
     /// - Parameter all: Every slot, two per image.
-    public init(_ all: [[UInt8]]) {
+    package init(_ all: [[UInt8]]) {
         self.all = all
     }
 }
 
 /// What the device received of image uploads, counted from its answers: the evidence that a resumed upload sends
 /// nothing twice.
-public struct SMPUploadTally: Sendable, Equatable {
+package struct SMPUploadTally: Sendable, Equatable {
     /// Image upload requests the device handled.
-    public var requests = 0
+    package var requests = 0
     /// Image data bytes written to the secondary slot (chunks at the offset the device expected).
-    public var bytesWritten = 0
+    package var bytesWritten = 0
     /// First chunks (with `len` and `sha`) answered with an offset past their own data: a resume, their data not
     /// written.
-    public var resumeProbes = 0
+    package var resumeProbes = 0
     /// Chunks at another offset than the device expected, answered with the expected one and not written.
-    public var staleChunks = 0
+    package var staleChunks = 0
     /// The data bytes of those stale chunks.
-    public var staleBytes = 0
+    package var staleBytes = 0
 
     /// An empty tally.
-    public init() {}
+    package init() {}
 }
 
 /// Something a ``SimulatedSMPPeripheral`` did or saw, in order.
-public enum SMPPeripheralEvent: Sendable, Equatable {
+package enum SMPPeripheralEvent: Sendable, Equatable {
     /// The GATT application (SMP service) and the advertisement are registered; again after every reboot.
     case registered(adapter: AdapterInfo, name: String, serviceUUIDs: [String])
     /// A central connected; the link's ATT MTU.

@@ -1,6 +1,6 @@
-public import BlueZ
+package import BlueZ
 import DBus
-public import SMPSimulator
+package import SMPSimulator
 import Synchronization
 
 /// Serves one ``SMPSimulator/SimulatedSMPDevice`` (a Zephyr application with MCUmgr on MCUboot) through BlueZ:
@@ -14,7 +14,7 @@ import Synchronization
 /// slots' trailers ask, taking the swap time unless told not to) and advertises again.
 ///
 /// What it deliberately does not do: pairing, more than one link, other MCUmgr transports.
-public final class SimulatedSMPPeripheral: Sendable {
+package final class SimulatedSMPPeripheral: Sendable {
     private let client: BlueZClient
     private let adapter: AdapterInfo
     private let options: SMPPeripheralOptions
@@ -31,7 +31,7 @@ public final class SimulatedSMPPeripheral: Sendable {
     ///   - adapter: The adapter to register on.
     ///   - device: The simulated device.
     ///   - options: Name, MTU, socket paths, timing and faults.
-    public init(
+    package init(
         client: BlueZClient, adapter: AdapterInfo, device: SimulatedSMPDevice,
         options: SMPPeripheralOptions = SMPPeripheralOptions()
     ) {
@@ -43,16 +43,16 @@ public final class SimulatedSMPPeripheral: Sendable {
     }
 
     /// Makes ``run(onEvent:)`` unregister everything and return; callable from any thread, also from `onEvent`.
-    public func stop() {
+    package func stop() {
         stopping.raise()
         continuation.yield(.stop)
     }
 
     /// The device as it was when ``run(onEvent:)`` returned (`nil` before).
-    public var device: SimulatedSMPDevice? { final.withLock { $0?.device } }
+    package var device: SimulatedSMPDevice? { final.withLock { $0?.device } }
 
     /// The image upload tally of the whole run, when ``run(onEvent:)`` returned (`nil` before).
-    public var tally: SMPUploadTally? { final.withLock { $0?.tally } }
+    package var tally: SMPUploadTally? { final.withLock { $0?.tally } }
 
     /// Registers the device and serves it until ``stop()`` or cancellation; then unregisters.
     ///
@@ -61,7 +61,7 @@ public final class SimulatedSMPPeripheral: Sendable {
     /// - Parameter onEvent: Receives every ``SMPPeripheralEvent`` in order, on whichever thread it happened, with the
     ///   device locked: it must return quickly and must not call back into the peripheral.
     /// - Throws: `BlueZError` when BlueZ refuses a registration or the bus goes away.
-    public func run(onEvent: @escaping @Sendable (SMPPeripheralEvent) -> Void) async throws(BlueZError) {
+    package func run(onEvent: @escaping @Sendable (SMPPeripheralEvent) -> Void) async throws(BlueZError) {
         let events = try await client.events()
         let core = SMPPeripheralCore(
             connection: client.connection, device: initialDevice, adapterPath: adapter.path, options: options,
