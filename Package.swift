@@ -11,17 +11,38 @@ let package = Package(
     name: "nrfloader",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "nrfloader", targets: ["nrfloader"])
+        .executable(name: "nrfloader", targets: ["nrfloader"]),
+        // The library (issue 21). Each product's public API is its first module alone; the modules listed after it
+        // are the engine, whose declarations are `package`: this package's own CLI, tests and benchmarks use them,
+        // a program outside sees none of them. Only NRFLoaderBlueZ links libdbus.
+        .library(
+            name: "NRFLoaderKit",
+            targets: [
+                "NRFLoaderKit", "Catalog", "Checksums", "HexConverter", "DFUController", "DFUTargetAdapter",
+                "DFUPackage", "DFUSigning", "FirmwareInput", "MCUbootImage", "MCUbootPackage", "SMP",
+                "SMPTargetAdapter", "FleetUpload", "PackageBuilder", "BootloaderSettings",
+            ]),
+        .library(name: "NRFLoaderSimulator", targets: ["NRFLoaderSimulator", "DFUSimulator", "SMPSimulator"]),
+        .library(name: "NRFLoaderSerial", targets: ["NRFLoaderSerial", "SerialDFU", "SMPSerial", "SerialSimulator"]),
+        .library(
+            name: "NRFLoaderBlueZ",
+            targets: ["NRFLoaderBlueZ", "BlueZ", "BlueZTransport", "DBus", "SMPBlueZ", "SimulatedPeripheral"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
+        // `swift package generate-documentation` for the library's DocC catalogs (issue 21).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", exact: "1.5.0"),
     ],
     targets: [
         .executableTarget(
             name: "nrfloader",
             dependencies: [
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "NRFLoaderKit",
+                "NRFLoaderSimulator",
+                "NRFLoaderSerial",
+                "NRFLoaderBlueZ",
                 "HexConverter",
                 "Checksums",
                 "Catalog",
@@ -48,6 +69,39 @@ let package = Package(
                 "SMPSerial",
                 "SMPBlueZ",
                 "MCUbootPackage",
+            ],
+            swiftSettings: strictSwift6
+        ),
+        .target(
+            name: "NRFLoaderKit",
+            dependencies: [
+                "BuildInfo", "Catalog", "Checksums", "DFUController", "DFUTargetAdapter", "DFUPackage", "DFUSigning",
+                "FirmwareInput", "HexConverter", "MCUbootImage", "MCUbootPackage", "SMP", "SMPTargetAdapter",
+                "FleetUpload",
+            ],
+            swiftSettings: strictSwift6
+        ),
+        .target(
+            name: "NRFLoaderSimulator",
+            dependencies: [
+                "NRFLoaderKit", "DFUController", "DFUTargetAdapter", "DFUSimulator", "DFUPackage", "DFUSigning",
+                "FirmwareInput", "MCUbootImage", "MCUbootPackage", "SMP", "SMPSimulator", "SMPTargetAdapter",
+            ],
+            swiftSettings: strictSwift6
+        ),
+        .target(
+            name: "NRFLoaderSerial",
+            dependencies: [
+                "NRFLoaderKit", "DFUController", "DFUTargetAdapter", "FirmwareInput", "SerialDFU", "SMP", "SMPSerial",
+                "SMPTargetAdapter",
+            ],
+            swiftSettings: strictSwift6
+        ),
+        .target(
+            name: "NRFLoaderBlueZ",
+            dependencies: [
+                "NRFLoaderKit", "BlueZ", "BlueZTransport", "DBus", "DFUController", "DFUTargetAdapter", "SMP",
+                "SMPBlueZ", "SMPTargetAdapter",
             ],
             swiftSettings: strictSwift6
         ),

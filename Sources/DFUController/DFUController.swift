@@ -81,7 +81,8 @@ package struct DFUController: Sendable {
     ///   - firmware: The parts to send.
     ///   - target: The device's address as the user gave it.
     ///   - configuration: The policy; the defaults document their sources.
-    package init(firmware: DFUFirmware, target: BluetoothAddress, configuration: DFUConfiguration = DFUConfiguration()) {
+    package init(firmware: DFUFirmware, target: BluetoothAddress, configuration: DFUConfiguration = DFUConfiguration())
+    {
         self.firmware = firmware
         self.target = target
         self.configuration = configuration
@@ -147,7 +148,8 @@ package struct DFUController: Sendable {
     ///   - characteristics: The DFU characteristics found (fresh discovery, not a stale cache).
     ///   - now: Time since the session started.
     /// - Returns: The actions to perform, in order.
-    package mutating func connected(mtu: Int, characteristics: Set<DFUCharacteristic>, at now: Duration) -> [DFUAction] {
+    package mutating func connected(mtu: Int, characteristics: Set<DFUCharacteristic>, at now: Duration) -> [DFUAction]
+    {
         connected(mtu: mtu, characteristics: characteristics, address: nil, at: now)
     }
 

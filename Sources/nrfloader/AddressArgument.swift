@@ -1,4 +1,5 @@
 import ArgumentParser
+import NRFLoaderKit
 
 /// A number given as `0x`-prefixed hex or as decimal, up to 2³² (an exclusive `--end` may be 0x100000000).
 struct AddressArgument: ExpressibleByArgument {

@@ -1,4 +1,5 @@
 internal import BuildInfo
+import NRFLoaderKit
 
 /// The version and commit `nrfloader --version` prints, read from what the build compiled in.
 ///

@@ -1,5 +1,6 @@
 import Catalog
 import HexConverter
+import NRFLoaderKit
 
 extension CatalogEntry {
     /// Every field of the entry, as `list --json` and `info --json` print it.

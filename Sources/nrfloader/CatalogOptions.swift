@@ -1,6 +1,7 @@
 import ArgumentParser
 import Catalog
 import FoundationEssentials
+import NRFLoaderKit
 
 /// `--catalog` and `--catalog-replace`: the embedded catalog plus a user's own.
 struct CatalogOptions: ParsableArguments {
@@ -24,7 +25,7 @@ struct CatalogOptions: ParsableArguments {
             let imagePath = folder.appendingPathComponent(path).path
             do {
                 return try InputFile(path: imagePath).readAll()
-            } catch let error as CLIError {
+            } catch let error as ToolError {
                 throw ImageReadFailure(reason: error.reason)
             }
         }

@@ -1,5 +1,6 @@
 import Checksums
 import HexConverter
+import NRFLoaderKit
 
 /// What `convert` reports: one line on stderr, or one JSON object on stdout.
 struct ConversionSummary {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Checksums
 import HexConverter
+import NRFLoaderKit
 
 /// `nrfloader convert`: Intel HEX to binary, or binary to Intel HEX.
 struct ConvertCommand: ParsableCommand {
@@ -142,7 +143,7 @@ struct ConvertCommand: ParsableCommand {
             size += chunk.count
             try destination.write(try writer.append(chunk))
         }
-        guard size > 0 else { throw CLIError.emptyBinary(path: source.displayName) }
+        guard size > 0 else { throw ToolError.emptyBinary(path: source.displayName) }
         try destination.write(writer.finish())
         let region = HexRegion(start: baseAddress, end: baseAddress + UInt32(size - 1))
         return ConversionSummary(

@@ -1,4 +1,5 @@
 import ArgumentParser
+import NRFLoaderKit
 import SMP
 
 /// `nrfloader echo TEXT`: OS echo over SMP.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import NRFLoaderKit
 
 /// The options of `upload` that only a run over several devices uses (`--target` and `--adapter`, repeatable, live
 /// on ``UploadCommand`` itself).

@@ -3,6 +3,7 @@ import DFUTargetAdapter
 import FirmwareInput
 import FleetUpload
 import HexConverter
+import NRFLoaderKit
 import Synchronization
 
 /// Shows an update of several devices: one line per device redrawn in place on a terminal, lines prefixed with the
@@ -282,7 +283,7 @@ final class FleetRenderer: Sendable {
     }
 
     private func progress(_ device: DeviceState, _ report: DFUProgressReport) -> JSONValue {
-        object("progress", device, report.jsonMembers)
+        object("progress", device, UpdateProgress(report).jsonMembers)
     }
 
     /// An event object about one device: `schema`, `event`, `device`, `name` and `adapter` plus `members`.

@@ -1,5 +1,6 @@
 import DFUController
 import FoundationEssentials
+import NRFLoaderKit
 
 /// The devices of `--targets-from FILE`: one address per line, or the JSON Lines of `scan --json` (their
 /// `address` and `name`); blank lines and lines starting with `#` are skipped.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import NRFLoaderKit
 import SMP
 
 /// `nrfloader image list|test|confirm|erase`: an MCUboot device's image slots over SMP (MCUmgr image group).

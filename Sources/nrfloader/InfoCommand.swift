@@ -8,6 +8,7 @@ import FoundationEssentials
 import HexConverter
 import MCUbootImage
 import MCUbootPackage
+import NRFLoaderKit
 
 /// `nrfloader info`: everything about a catalog entry, an Intel HEX file or a binary image.
 struct InfoCommand: ParsableCommand {

@@ -1,3 +1,4 @@
+import NRFLoaderKit
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DFUSigning
+import NRFLoaderKit
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Catalog
+import NRFLoaderKit
 
 /// `nrfloader list`: the firmware catalog.
 struct ListCommand: ParsableCommand {

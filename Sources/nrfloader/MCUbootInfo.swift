@@ -1,4 +1,5 @@
 import MCUbootImage
+import NRFLoaderKit
 
 /// `nrfloader info IMAGE` for a signed MCUboot image: what `imgtool dumpinfo` shows (header, both TLV areas, the
 /// trailer), plus the SHA-256 TLV check and, with `--verify-key`, the signature check.
@@ -152,12 +153,4 @@ private func hex(_ value: Int) -> String { "0x" + String(value, radix: 16) }
 private func hex32(_ value: UInt32) -> String {
     let digits = String(value, radix: 16)
     return "0x" + String(repeating: "0", count: max(0, 8 - digits.count)) + digits
-}
-
-/// Lowercase hex digits without separators.
-func lowercaseHex(_ bytes: some Sequence<UInt8>) -> String {
-    bytes.map { byte in
-        let digits = String(byte, radix: 16)
-        return digits.count == 1 ? "0" + digits : digits
-    }.joined()
 }

@@ -1,5 +1,6 @@
 import MCUbootImage
 import MCUbootPackage
+import NRFLoaderKit
 
 /// `nrfloader info dfu_application.zip`: the package's manifest and, for each image, its manifest fields and what
 /// ``MCUbootInfo`` shows of the image (with the signature check under `--verify-key`).

@@ -1,4 +1,5 @@
 import ArgumentParser
+import NRFLoaderKit
 
 #if canImport(Glibc)
     import Glibc

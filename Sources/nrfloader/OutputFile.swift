@@ -1,3 +1,5 @@
+import NRFLoaderKit
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -23,7 +25,7 @@ final class OutputFile {
     ///   - path: The final path, or `-`.
     ///   - permissions: The file's permissions before the umask: 0o666, or 0o600 for a secret such as a private key
     ///     (the temporary file is 0o600 from the start, so the secret is never readable by others).
-    /// - Throws: ``CLIError/cannotCreateOutput(path:reason:)``.
+    /// - Throws: ``ToolError/cannotCreateOutput(path:reason:)``.
     init(path: String, permissions: mode_t = 0o666) throws {
         self.path = path
         self.permissions = permissions
@@ -40,7 +42,7 @@ final class OutputFile {
             guard let base = buffer.baseAddress else { return (-1, "") }
             return (mkstemp(base), String(cString: base))
         }
-        guard created.0 >= 0 else { throw CLIError.cannotCreateOutput(path: path, reason: InputFile.describeErrno()) }
+        guard created.0 >= 0 else { throw ToolError.cannotCreateOutput(path: path, reason: InputFile.describeErrno()) }
         descriptor = created.0
         temporaryPath = created.1
         Interrupts.register(temporaryFile: created.1)
@@ -53,7 +55,7 @@ final class OutputFile {
     /// Appends `bytes` to the output.
     ///
     /// - Parameter bytes: The bytes to write.
-    /// - Throws: ``CLIError/writeFailed(path:reason:)``.
+    /// - Throws: ``ToolError/writeFailed(path:reason:)``.
     func write(_ bytes: UnsafeBufferPointer<UInt8>) throws {
         guard var base = bytes.baseAddress else { return }
         var remaining = bytes.count
@@ -61,7 +63,7 @@ final class OutputFile {
             let written = Glibc.write(descriptor, base, remaining)
             if written < 0 {
                 if errno == EINTR { continue }
-                throw CLIError.writeFailed(path: displayName, reason: InputFile.describeErrno())
+                throw ToolError.writeFailed(path: displayName, reason: InputFile.describeErrno())
             }
             base += written
             remaining -= written
@@ -71,26 +73,26 @@ final class OutputFile {
     /// Appends `bytes` to the output.
     ///
     /// - Parameter bytes: The bytes to write.
-    /// - Throws: ``CLIError/writeFailed(path:reason:)``.
+    /// - Throws: ``ToolError/writeFailed(path:reason:)``.
     func write(_ bytes: [UInt8]) throws {
         try bytes.withUnsafeBufferPointer { try write($0) }
     }
 
     /// Makes the output visible: flushes the temporary file to disk and renames it over `path`.
     ///
-    /// - Throws: ``CLIError/writeFailed(path:reason:)``.
+    /// - Throws: ``ToolError/writeFailed(path:reason:)``.
     func commit() throws {
         guard let temporaryPath else { return }
         let mask = umask(0)
         umask(mask)
         guard fchmod(descriptor, permissions & ~mask) == 0, fsync(descriptor) == 0, close(descriptor) == 0 else {
-            throw CLIError.writeFailed(path: path, reason: InputFile.describeErrno())
+            throw ToolError.writeFailed(path: path, reason: InputFile.describeErrno())
         }
         guard rename(temporaryPath, path) == 0 else {
             let reason = InputFile.describeErrno()
             unlink(temporaryPath)
             Interrupts.unregister(temporaryFile: temporaryPath)
-            throw CLIError.writeFailed(path: path, reason: reason)
+            throw ToolError.writeFailed(path: path, reason: reason)
         }
         Interrupts.unregister(temporaryFile: temporaryPath)
         committed = true

@@ -1,4 +1,5 @@
 import ArgumentParser
+import NRFLoaderKit
 
 /// Options every command shares.
 struct OutputOptions: ParsableArguments {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DFUPackage
 import DFUSigning
+import NRFLoaderKit
 import PackageBuilder
 
 #if canImport(Glibc)

@@ -2,6 +2,7 @@ import Checksums
 import DFUPackage
 import DFUSigning
 import HexConverter
+import NRFLoaderKit
 
 /// What `info` prints for a `.zip` package: its parts, sizes, decoded init packets and signatures.
 struct PackageInfo {

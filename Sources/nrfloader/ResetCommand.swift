@@ -1,4 +1,5 @@
 import ArgumentParser
+import NRFLoaderKit
 import SMP
 
 /// `nrfloader reset`: OS reset over SMP, waiting for the link to drop as a reset implies.

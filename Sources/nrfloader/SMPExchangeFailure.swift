@@ -1,3 +1,4 @@
+import NRFLoaderKit
 import SMP
 
 /// An SMP management request that did not get its answer, with its exit status.

@@ -2,6 +2,7 @@ import DFUController
 import DFUTargetAdapter
 import FleetUpload
 import MCUbootImage
+import NRFLoaderKit
 import SMP
 import Synchronization
 
@@ -65,7 +66,7 @@ final class SMPFleetRenderer: Sendable {
                 switch devices[index].meter.report(progress, at: elapsed) {
                 case .phase(let report):
                     if mode == .json {
-                        Console.json(object("phase", devices[index], report.jsonMembers))
+                        Console.json(object("phase", devices[index], UpdateProgress(report).jsonMembers))
                     } else {
                         line(devices[index], report.phase.description)
                     }
@@ -73,7 +74,7 @@ final class SMPFleetRenderer: Sendable {
                     let tenth = report.totalBytes > 0 ? report.bytesConfirmed * 10 / report.totalBytes : 0
                     guard mode == .json, tenth > devices[index].lastTenth else { return }
                     devices[index].lastTenth = tenth
-                    Console.json(object("progress", devices[index], report.jsonMembers))
+                    Console.json(object("progress", devices[index], UpdateProgress(report).jsonMembers))
                 case .log(let text):
                     if mode == .json { Console.json(object("log", devices[index], ["message": .string(text)])) }
                 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import NRFLoaderKit
 import SMP
 
 /// Options of an SMP (MCUmgr) update: `--target sim:smp` now, an SMP device over BLE or serial later.
@@ -29,17 +30,17 @@ struct SMPOptions: ParsableArguments {
         if let simImages, !(1...16).contains(simImages) { throw ValidationError("--sim-images must be 1 to 16") }
     }
 
+    /// The options as the library takes them: these and the engine's `--prn`, `--timeout`, `--retries`.
+    func updateOptions(_ engine: EngineOptions) -> UpdateOptions {
+        var options = engine.updateOptions
+        options.smpMode = UpdateOptions.SMPMode(rawValue: smpMode.rawValue) ?? .testAndConfirm
+        options.smpWindow = smpWindow
+        return options
+    }
+
     /// The upload policy from these options and the engine's `--timeout` and `--retries`.
     func configuration(_ engine: EngineOptions) -> SMPUploadConfiguration {
-        var configuration = SMPUploadConfiguration()
-        configuration.mode = smpMode.mode
-        configuration.maximumRequestsInFlight = smpWindow
-        if let timeout = engine.timeout { configuration.responseTimeout = .seconds(timeout) }
-        if let retries = engine.retries {
-            configuration.maximumReconnects = retries
-            configuration.maximumResends = retries
-        }
-        return configuration
+        updateOptions(engine).smpConfiguration
     }
 }
 

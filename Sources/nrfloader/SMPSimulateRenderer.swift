@@ -1,3 +1,4 @@
+import NRFLoaderKit
 import SimulatedPeripheral
 import Synchronization
 

@@ -5,6 +5,10 @@ import DBus
 import DFUController
 import DFUSimulator
 import MCUbootImage
+import NRFLoaderBlueZ
+import NRFLoaderKit
+import NRFLoaderSerial
+import NRFLoaderSimulator
 import SMP
 import SMPBlueZ
 import SMPSerial
@@ -118,7 +122,7 @@ struct SMPTargetOptions: ParsableArguments {
     /// adapter through BlueZ is).
     ///
     /// - Returns: A transport, not yet connected.
-    /// - Throws: `ValidationError` (exit 64) for a target these commands cannot reach yet; `CLIError` (66) or
+    /// - Throws: `ValidationError` (exit 64) for a target these commands cannot reach yet; `ToolError` (66) or
     ///   `SMPExchangeFailure` (69) for a port that is missing, busy or forbidden.
     func transport() async throws -> any SMPTransport {
         switch try endpoint {
@@ -126,14 +130,14 @@ struct SMPTargetOptions: ParsableArguments {
             let faults = FaultPlan(faults: try simFault.map { try FaultSpecification.parse($0) })
             return SimulatedSMPTransport(device: Self.simulatedDevice(), faults: faults)
         case .serial(let requested):
-            var options = SerialSMPTransport.Options(path: try UploadCommand.resolvePort(requested))
+            var options = SerialSMPTransport.Options(path: try SerialPorts.resolve(requested))
             options.baudRate = baud
             options.hardwareFlowControl = flowControl
-            options.sysfsRoot = SerialScan.sysfsRoot
-            options.deviceRoot = SerialScan.deviceRoot
+            options.sysfsRoot = SerialPorts.sysfsRoot
+            options.deviceRoot = SerialPorts.deviceRoot
             // Before anything is sent: a missing port is a missing input (66), a busy or forbidden one unavailable.
             do { try SerialSMPTransport.checkAccess(options) } catch {
-                if case .notFound(let path) = error { throw CLIError.inputMissing(path: path) }
+                if case .notFound(let path) = error { throw ToolError.inputMissing(path: path) }
                 throw SMPExchangeFailure(
                     error: .transport(SMPTransportFailure(kind: .unavailable, cause: error.description)),
                     deviceWasReached: false)
@@ -143,9 +147,9 @@ struct SMPTargetOptions: ParsableArguments {
             // SMP through BlueZ, as `upload` reaches a device; `--timeout` bounds each BlueZ call too.
             var options = BlueZGATTTransport.Options()
             if let timeout { options.operationTimeout = .seconds(timeout) }
-            let (address, gatt, _) = try await UploadCommand.openBluetoothDevice(
+            let device = try await BluetoothDevices.open(
                 target: target, name: name, adapter: adapter, options: options, nameSearch: timeout ?? 15)
-            return BlueZSMPTransport(gatt: gatt, request: ConnectionRequest(address: address))
+            return BlueZSMPTransport(gatt: device.transport, request: ConnectionRequest(address: device.address))
         }
     }
 

@@ -1,3 +1,4 @@
+import NRFLoaderKit
 import SMP
 
 /// The results of the mcumgr-style verbs: a line or a table on stdout, or with `--json` one object.

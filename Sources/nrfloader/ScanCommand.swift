@@ -3,6 +3,7 @@ import BlueZ
 import BlueZTransport
 import DBus
 import DFUController
+import NRFLoaderKit
 
 /// `nrfloader scan`: devices advertising a DFU or SMP service, through BlueZ.
 struct ScanCommand: AsyncParsableCommand {

@@ -1,3 +1,5 @@
+import NRFLoaderKit
+import NRFLoaderSerial
 import SerialDFU
 
 #if canImport(Glibc)
@@ -6,23 +8,8 @@ import SerialDFU
 
 /// `scan --serial`: the Nordic, Adafruit and J-Link USB serial ports, from sysfs (no root needed).
 enum SerialScan {
-    /// `/sys`, or `NRFLOADER_SYSFS`: a described tree (tests; a container without the host's /sys).
-    static var sysfsRoot: String { getenv("NRFLOADER_SYSFS").map { String(cString: $0) } ?? "/sys" }
-    /// `/dev`, or `NRFLOADER_DEV`: where the device nodes of that tree are.
-    static var deviceRoot: String { getenv("NRFLOADER_DEV").map { String(cString: $0) } ?? "/dev" }
-
-    /// The ports of the USB serial devices plugged in.
-    static var lister: USBSerialPorts { USBSerialPorts(sysfsRoot: sysfsRoot, deviceRoot: deviceRoot) }
-
-    /// Transport options for the port at `path`, with the line settings asked for and the sysfs to find it in.
-    static func options(path: String, _ serial: SerialOptions) -> SerialDFUTransport.Options {
-        var options = SerialDFUTransport.Options(path: path)
-        options.baudRate = serial.baud
-        options.hardwareFlowControl = serial.flowControl
-        options.sysfsRoot = sysfsRoot
-        options.deviceRoot = deviceRoot
-        return options
-    }
+    /// The ports of the USB serial devices plugged in (`NRFLOADER_SYSFS` and `NRFLOADER_DEV` name other trees).
+    static var lister: USBSerialPorts { SerialPorts.lister }
 
     /// Prints the ports: a table, or one JSON object per port.
     ///

@@ -2,6 +2,7 @@ import ArgumentParser
 import BootloaderSettings
 import DFUPackage
 import DFUSigning
+import NRFLoaderKit
 import PackageBuilder
 
 /// `nrfloader settings`: nrfutil 6.1.7 `settings generate` and `settings display`.

@@ -4,6 +4,8 @@ import BlueZTransport
 import DBus
 import DFUSimulator
 import MCUbootImage
+import NRFLoaderKit
+import NRFLoaderSimulator
 import SMPSimulator
 import SimulatedPeripheral
 
@@ -28,7 +30,7 @@ extension SimulateCommand {
 
     /// `--kind smp`: a Zephyr application with MCUmgr's SMP service on MCUboot, served through BlueZ.
     func runSMP() async throws {
-        if let saveImages { try SimulatorOptions.makeImageDirectory(saveImages) }
+        if let saveImages { try SimulatorSetup.makeImageDirectory(saveImages) }
         var configuration = SimulatedSMPDevice.Configuration(slotSize: smpSlotSize)
         configuration.imageCount = smpImages
         if let params = simSmpParams {
@@ -45,7 +47,7 @@ extension SimulateCommand {
         options.offersAcquireNotify = !noAcquire
         options.offersAcquireWrite = acquireWrite && !noAcquire
         options.takesSwapTime = flash != .instant
-        options.faults = try SimulatorOptions.faultPlan(simFault, seed: simSeed)
+        options.faults = try SimulatorSetup.faultPlan(simFault, seed: simSeed)
         let client = try await BlueZClient.connect()
         let chosen = try await client.adapter(named: adapter)
         let peripheral = SimulatedSMPPeripheral(

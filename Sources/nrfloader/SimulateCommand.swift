@@ -3,6 +3,8 @@ import BlueZ
 import BlueZTransport
 import DBus
 import DFUSimulator
+import NRFLoaderKit
+import NRFLoaderSimulator
 import SimulatedPeripheral
 
 #if canImport(Glibc)
@@ -130,14 +132,14 @@ struct SimulateCommand: AsyncParsableCommand {
         if kind == .smp { return try await runSMP() }
         guard let kind = kind.dfuKind else { preconditionFailure("simulate --kind \(self.kind) has no DFU kind") }
         // Before anything is registered.
-        if let saveImages { try SimulatorOptions.makeImageDirectory(saveImages) }
+        if let saveImages { try SimulatorSetup.makeImageDirectory(saveImages) }
         var secure = SecureBootloaderOptions()
         secure.hardwareVersion = hwVersion
         secure.softDeviceFWID = softDevice.map { UInt32($0.value) } ?? Self.defaultSecureSoftDevice
         if let key { secure.signature = try .verified(keyFile: key) }
-        var configuration = SimulatorOptions.configuration(
+        var configuration = SimulatorSetup.configuration(
             kind, secure: secure, legacySoftDevice: softDevice.map { UInt16($0.value) },
-            faults: try SimulatorOptions.faultPlan(simFault, seed: simSeed))
+            faults: try SimulatorSetup.faultPlan(simFault, seed: simSeed))
         if let flash { configuration.flash = flash.timing(pageSize: configuration.flash.pageSize) }
         if let name {
             if kind == .buttonless { configuration.applicationName = name } else { configuration.bootloaderName = name }

@@ -1,6 +1,7 @@
 import Checksums
 import DFUSimulator
 import HexConverter
+import NRFLoaderKit
 import SimulatedPeripheral
 import Synchronization
 

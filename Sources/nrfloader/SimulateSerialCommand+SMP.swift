@@ -1,5 +1,7 @@
 import ArgumentParser
 import MCUbootImage
+import NRFLoaderKit
+import NRFLoaderSimulator
 import SMPSimulator
 import SerialSimulator
 
@@ -51,8 +53,12 @@ extension SimulateSerialCommand {
         }
         let state = terminal.state
         if let directory = saveImages {
-            try SimulatorOptions.makeImageDirectory(directory)
-            try UploadCommand.saveSlots(of: state.device, to: directory)
+            try SimulatorSetup.makeImageDirectory(directory)
+            for (index, bytes) in state.device.slots.enumerated() {
+                let output = try OutputFile(path: directory + "/slot\(index).bin")
+                try output.write(bytes)
+                try output.commit()
+            }
         }
         if let transcript {
             let output = try OutputFile(path: transcript)

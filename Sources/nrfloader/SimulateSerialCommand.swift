@@ -1,5 +1,7 @@
 import ArgumentParser
 import DFUSimulator
+import NRFLoaderKit
+import NRFLoaderSimulator
 import SerialSimulator
 import Synchronization
 
@@ -151,14 +153,14 @@ struct SimulateSerialCommand: ParsableCommand {
 
     func run() throws {
         let faults = try lineFaults()
-        let plan = try SimulatorOptions.faultPlan(simFault, seed: 0)
+        let plan = try SimulatorSetup.faultPlan(simFault, seed: 0)
         switch `protocol` {
         case .secure:
             var secure = SecureBootloaderOptions()
             secure.hardwareVersion = hwVersion
             if let softDevice { secure.softDeviceFWID = UInt32(softDevice.value) }
             if let key { secure.signature = try .verified(keyFile: key) }
-            var configuration = SimulatorOptions.configuration(
+            var configuration = SimulatorSetup.configuration(
                 .secure, secure: secure, legacySoftDevice: nil, faults: plan)
             configuration.flash = flash.timing(pageSize: configuration.flash.pageSize)
             try serve(
@@ -167,7 +169,7 @@ struct SimulateSerialCommand: ParsableCommand {
         case .smp:
             try serveSMP()
         case .legacy:
-            var configuration = SimulatorOptions.configuration(
+            var configuration = SimulatorSetup.configuration(
                 .legacy, secure: SecureBootloaderOptions(), legacySoftDevice: softDevice.map { UInt16($0.value) },
                 faults: plan)
             configuration.flash = flash.timing(pageSize: configuration.flash.pageSize)

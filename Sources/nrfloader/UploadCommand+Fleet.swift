@@ -8,6 +8,8 @@ import DFUTargetAdapter
 import FirmwareInput
 import FleetUpload
 import FoundationEssentials
+import NRFLoaderKit
+import NRFLoaderSimulator
 import Synchronization
 
 #if canImport(Glibc)
@@ -109,9 +111,9 @@ extension UploadCommand {
         var simulated: [SimulatedDevice] = []
         for (index, kind) in kinds.enumerated() {
             let own = try fleetOptions.simFaultOn.map(FleetOptions.parseFaultOn).filter { $0.device == index + 1 }
-            let faults = try SimulatorOptions.faultPlan(
+            let faults = try SimulatorSetup.faultPlan(
                 simulatorOptions.simFault + own.map(\.fault), seed: simulatorOptions.simSeed)
-            let configuration = SimulatorOptions.configuration(kind, for: firmware, faults: faults)
+            let configuration = SimulatorSetup.configuration(kind, for: firmware, faults: faults)
             simulated.append(SimulatedDevice.advertising(configuration, at: Self.simulatedAddress(index)))
         }
         var devices: [FleetDevice] = []
@@ -219,7 +221,7 @@ extension UploadCommand {
             }
         } while found.count < wanted && started.duration(to: .now) < .seconds(limit)
         guard !found.isEmpty else {
-            throw CLIError.deviceNameNotFound(
+            throw ToolError.deviceNameNotFound(
                 name: pattern, adapter: adapters.map(\.interfaceName).joined(separator: ","), seconds: limit)
         }
         return Array(found.prefix(wanted))

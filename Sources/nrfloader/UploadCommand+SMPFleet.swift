@@ -7,6 +7,7 @@ import DFUController
 import FleetUpload
 import FoundationEssentials
 import MCUbootImage
+import NRFLoaderKit
 import SMP
 import SMPBlueZ
 import SMPTargetAdapter
@@ -68,7 +69,9 @@ extension UploadCommand {
     /// id with `dfu.mcuboot`), else `nil`.
     func mcubootFleetInput() throws -> MCUbootImage? {
         // Standard input is read once, by whichever path takes it.
-        guard input != "-", case .smp(let update) = try readInput() else { return nil }
+        guard input != "-", case .mcuboot(let update) = try Firmware(input, options: firmwareOptions).content else {
+            return nil
+        }
         guard !update.isPackage, let only = update.images.first else {
             throw ValidationError(
                 "'\(input)' is an nRF Connect SDK package; several devices take one signed MCUboot image per run")

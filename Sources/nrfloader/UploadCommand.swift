@@ -1,13 +1,11 @@
 import ArgumentParser
-import BlueZ
 import BlueZTransport
-import Catalog
-import DBus
 import DFUController
-import DFUSimulator
-import DFUTargetAdapter
 import FirmwareInput
-import FoundationEssentials
+import NRFLoaderBlueZ
+import NRFLoaderKit
+import NRFLoaderSerial
+import NRFLoaderSimulator
 
 /// `nrfloader upload`: a complete DFU of a package, image or catalog entry.
 struct UploadCommand: AsyncParsableCommand {
@@ -100,165 +98,93 @@ struct UploadCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        if let port = serialOptions.port { return try await runSerial(serialOptions, port: port) }
         if isFleet {
             if let image = try mcubootFleetInput() { return try await runSMPFleet(image) }
             return try await runFleet()
         }
-        if isSMPSimulation { return try await runSMPSimulated() }
-        if let kind = try simulatedKind() {
-            try await runSimulated(kind)
-        } else {
-            try await runBluetooth()
+        // The input first, read once (standard input can be read once only): a bad file fails before any device
+        // work.
+        let firmware = try Firmware(input, options: firmwareOptions)
+        if let port = serialOptions.port {
+            return try await perform(
+                FirmwareUpdate(
+                    firmware: firmware, target: .serial(port, options: serialPortOptions), options: updateOptions))
         }
-    }
-
-    private func runSimulated(_ kind: SimulatedTargetKind) async throws {
-        let firmware = try loadInput(defaultProtocol: nil)
-        try initPacketOptions.verifySignatures(of: firmware)
+        let kind: SimulatedDeviceKind? =
+            isSMPSimulation ? .smp : try simulatedKind().flatMap { SimulatedDeviceKind(rawValue: $0.rawValue) }
+        guard let kind else {
+            let device: UpdateTarget =
+                if let target { try .bluetooth(address: target, options: bluetoothTargetOptions) } else {
+                    .bluetooth(name: name ?? "", options: bluetoothTargetOptions)
+                }
+            return try await perform(FirmwareUpdate(firmware: firmware, target: device, options: updateOptions))
+        }
         try simulatorOptions.checkImageDirectory()
-        let device = try simulatorOptions.device(kind, for: firmware)
-        // One timeout model (issue 23): the simulated link's ATT wait is --timeout, as BlueZ's is.
-        let transport = SimulatedTransport(
-            device: device, speed: simulatorOptions.simSpeed > 0 ? simulatorOptions.simSpeed : nil,
-            operationTimeout: engineOptions.configuration.responseTimeout)
-        guard let advertised = device.advertisement else {
-            throw ValidationError("the simulated \(kind.rawValue) device does not advertise")
+        var deviceOptions = simulatorOptions.deviceOptions
+        deviceOptions.name = target ?? kind.targetName
+        deviceOptions.smpImages = smpOptions.simImages
+        deviceOptions.smpParameters = smpOptions.simSmpParams.map {
+            ($0.parameters.bufferSize, $0.parameters.bufferCount)
         }
-        let address = try BluetoothAddress(parsing: advertised.address.description)
-        let label = "\(target ?? "sim") (\(advertised.address))"
+        let simulated = try SimulatedTarget(kind, options: deviceOptions)
         do {
-            try await upload(firmware, to: address, named: label, over: transport)
+            try await perform(FirmwareUpdate(firmware: firmware, target: simulated.target, options: updateOptions))
         } catch {
-            try simulatorOptions.saveActivatedImages(of: transport.device)
+            try simulatorOptions.save(simulated.images)
             throw error
         }
-        try simulatorOptions.saveActivatedImages(of: transport.device)
+        try simulatorOptions.save(simulated.images)
     }
 
-    private func runBluetooth() async throws {
-        // The input first: a bad file fails before any radio work. A signed MCUboot image goes over SMP.
-        let contents: [UInt8]?
-        switch try readInput() {
-        case .smp(let update): return try await runSMPBluetooth(update)
-        case .dfu(let bytes): contents = bytes
+    /// Runs `update`, rendering its events; Ctrl-C cancels it cleanly (the device is told to abort).
+    func perform(_ update: FirmwareUpdate) async throws {
+        let mode = renderMode
+        let task = Task { () -> (any Error)? in
+            let renderer = UploadRenderer(mode: mode)
+            do {
+                _ = try await update.run { renderer.handle($0) }
+                return nil
+            } catch {
+                renderer.fail()
+                return error
+            }
         }
-        let firmware = try loadInput(defaultProtocol: nil, contents: contents)
-        try initPacketOptions.verifySignatures(of: firmware)
-        let (address, transport, label) = try await openBluetoothDevice()
-        try await upload(firmware, to: address, named: label, over: transport) {
-            let paths = transport.paths
-            return "link: packets via \(paths.acquiredWrite ? "AcquireWrite socket" : "D-Bus WriteValue"), "
-                + "notifications via \(paths.acquiredNotify ? "AcquireNotify socket" : "D-Bus PropertiesChanged")"
-        }
+        Interrupts.onFirstInterrupt { task.cancel() }
+        if let error = await task.value { throw error }
     }
 
-    /// The device of `--target ADDRESS` or `--name NAME` on `--adapter`, a BlueZ transport open to reach it, and the
-    /// name the output gives it.
-    ///
-    /// `--name` searches 15 s (until `--timeout`, default 60, with `--wait`), as `--help`
-    /// says.
-    func openBluetoothDevice() async throws -> (BluetoothAddress, BlueZGATTTransport, String) {
-        let limit =
-            wait ? engineOptions.timeout ?? 60 : Int(engineOptions.configuration.connectionTimeout / .seconds(1))
-        return try await Self.openBluetoothDevice(
-            target: target, name: name, adapter: adapter, options: bluetoothOptions, nameSearch: limit)
-    }
-
-    /// The device at `target`, or the one advertising `name` (searched for `nameSearch` seconds), on `adapter`; a
-    /// BlueZ transport open to reach it; and the name the output gives it.
-    ///
-    /// `upload` and the SMP commands share it.
-    static func openBluetoothDevice(
-        target: String?, name: String?, adapter: String?, options: BlueZGATTTransport.Options, nameSearch: Int
-    ) async throws -> (BluetoothAddress, BlueZGATTTransport, String) {
-        let client = try await BlueZClient.connect()
-        let chosen = try await client.adapter(named: adapter)
-        let address: BluetoothAddress
-        if let target {
-            address = try BluetoothAddress(parsing: target)
-        } else {
-            address = try await resolve(name: name ?? "", client: client, adapter: chosen, seconds: nameSearch)
-        }
-        let transport = try await BlueZGATTTransport.open(client: client, adapter: chosen, options: options)
-        let label =
-            name.map { "'\($0)' (\(address)) via \(chosen.interfaceName)" } ?? "\(address) via \(chosen.interfaceName)"
-        return (address, transport, label)
-    }
-
-    /// The BlueZ transport's behaviour from `--no-acquire`, `--wait`, `--timeout` and `--retries`.
-    ///
-    /// One timeout model (issue 16): `--timeout` bounds every wait on the device, ATT write responses included;
-    /// `--retries` bounds the connection attempts as it bounds the reconnections.
-    var bluetoothOptions: BlueZGATTTransport.Options {
-        var options = BlueZGATTTransport.Options()
-        options.usesAcquiredSockets = !noAcquire
-        if wait { options.firstSearchTimeout = .seconds(engineOptions.timeout ?? 60) }
-        options.operationTimeout = engineOptions.configuration.responseTimeout
-        if let retries = engineOptions.retries { options.connectionAttempts = retries }
+    /// `--init-packet` options and `--catalog`, for the library.
+    var firmwareOptions: FirmwareOptions {
+        var options = initPacketOptions.firmwareOptions
+        options.catalogFile = catalogOptions.catalog
+        options.catalogReplacesEmbedded = catalogOptions.catalogReplace
         return options
     }
 
-    /// The one device advertising `name` exactly, scanning in 3-second rounds for `limit` seconds (at least one
-    /// round): `upload --name` and the SMP commands' `--name`.
-    static func resolve(name: String, client: BlueZClient, adapter: AdapterInfo, seconds limit: Int) async throws
-        -> BluetoothAddress
-    {
-        let started = ContinuousClock.now
-        var matches: [ScannedDevice] = []
-        repeat {
-            try await DFUScanner(client: client).scan(adapter: adapter, duration: .seconds(3), includeAll: true) {
-                device in
-                if device.name == name, !matches.contains(where: { $0.address == device.address }) {
-                    matches.append(device)
-                }
-            }
-        } while matches.isEmpty && started.duration(to: .now) < .seconds(limit)
-        switch matches.count {
-        case 0:
-            throw CLIError.deviceNameNotFound(name: name, adapter: adapter.interfaceName, seconds: max(limit, 3))
-        case 1:
-            return matches[0].address
-        default:
-            let listed = matches.map { device in
-                device.rssi.map { "\(device.address) (RSSI \($0))" } ?? device.address.description
-            }
-            throw CLIError.ambiguousDeviceName(name: name, adapter: adapter.interfaceName, devices: listed)
-        }
+    /// `--prn`, `--retries`, `--timeout`, `--no-resume`, `--smp-mode`, `--smp-window`.
+    var updateOptions: UpdateOptions { smpOptions.updateOptions(engineOptions) }
+
+    /// `--baud`, `--flow-control`, `--touch`.
+    var serialPortOptions: SerialPortOptions {
+        var options = SerialPortOptions()
+        options.baudRate = serialOptions.baud
+        options.flowControl = serialOptions.flowControl
+        options.touchBaudRate = serialOptions.touch
+        return options
     }
 
-    /// Runs the engine over `transport`, rendering progress; Ctrl-C cancels it cleanly.
-    func upload<Transport: GATTTransport>(
-        _ firmware: FirmwareInput, to address: BluetoothAddress, named targetName: String, over transport: Transport,
-        configuration: DFUConfiguration? = nil, describeLink: (@Sendable () -> String)? = nil
-    ) async throws {
-        let controller = DFUController(
-            firmware: firmware.firmware, target: address, configuration: configuration ?? engineOptions.configuration)
-        let mode = renderMode
-        let upload = Task { () -> UploadResult in
-            let renderer = UploadRenderer(mode: mode)
-            renderer.begin(firmware, target: targetName)
-            var deviceWasReached = false
-            let outcome = await DFUTargetAdapter(transport: transport, controller: controller).run { event in
-                if case .phase(let report) = event, report.phase != .connecting { deviceWasReached = true }
-                renderer.handle(event)
-            }
-            if let link = describeLink?(), deviceWasReached {
-                renderer.handle(.log(link))
-                if mode == .lines || mode == .terminal { Console.note(link) }
-            }
-            switch outcome {
-            case .completed(let summary):
-                renderer.finish(summary)
-                return .completed
-            case .failed(let error, let reached):
-                let failure = UploadFailure(error: error, deviceWasReached: reached)
-                renderer.fail(failure.description, status: failure.exitStatus)
-                return .failed(failure)
-            }
-        }
-        Interrupts.onFirstInterrupt { upload.cancel() }
-        if case .failed(let failure) = await upload.value { throw failure }
+    /// `--adapter`, `--wait` (the search lasts `--timeout`, default 60 s), `--no-acquire`.
+    var bluetoothTargetOptions: BluetoothOptions {
+        var options = BluetoothOptions()
+        options.adapter = adapter
+        options.usesAcquiredSockets = !noAcquire
+        if wait { options.searchTimeout = .seconds(engineOptions.timeout ?? 60) }
+        return options
+    }
+
+    /// The BlueZ transport's behaviour from `--no-acquire`, `--wait`, `--timeout` and `--retries` (the fleets').
+    var bluetoothOptions: BlueZGATTTransport.Options {
+        BluetoothDevices.transportOptions(bluetoothTargetOptions, update: updateOptions)
     }
 
     /// Whether `--target sim:smp` asks for the simulated SMP device (one device, not a fleet).
@@ -271,35 +197,12 @@ struct UploadCommand: AsyncParsableCommand {
             : outputOptions.quiet ? .quiet : Console.isTerminal(2) && !Console.isDumbTerminal ? .terminal : .lines
     }
 
-    /// The input as firmware for DFU.
+    /// The input as firmware for nRF5 DFU (the fleets').
     ///
-    /// - Parameters:
-    ///   - defaultProtocol: The init packet's protocol when one is generated.
-    ///   - contents: The input's bytes when they were read already (standard input can be read once only).
-    /// - Returns: The firmware.
-    /// - Throws: ``CLIError``, ``CatalogError`` or the input's parse errors.
-    func loadInput(defaultProtocol: FirmwareInput.ProtocolFamily?, contents: [UInt8]? = nil) throws -> FirmwareInput {
-        let options = try initPacketOptions.generationOptions(defaultProtocol: defaultProtocol)
-        let isFile = contents != nil || input == "-" || FileManager.default.fileExists(atPath: input)
-        guard isFile else {
-            let catalog = try catalogOptions.load()
-            guard let entry = catalog.entry(id: input) else {
-                throw CatalogError.unknownID(input, known: catalog.entries.map(\.id))
-            }
-            return try FirmwareInput(entry: entry, options: options)
-        }
-        let name = input == "-" ? "<stdin>" : input
-        let bytes = try contents ?? InputFile(path: input).readAll()
-        switch ImageFormat(path: input, contents: bytes) {
-        case .package: return try FirmwareInput(zip: bytes, name: name)
-        case .intelHex: return try FirmwareInput(hex: bytes, name: name, options: options)
-        case .binary: return try FirmwareInput(binary: bytes, name: name, options: options)
-        }
+    /// - Parameter defaultProtocol: The init packet's protocol when one is generated.
+    /// - Returns: The firmware, its signatures checked with `--verify-key`.
+    /// - Throws: ``UpdateError`` for an input that cannot be read or parsed.
+    func loadInput(defaultProtocol: FirmwareInput.ProtocolFamily?) throws -> FirmwareInput {
+        try Firmware(input, options: firmwareOptions).dfuInput(defaultProtocol: defaultProtocol)
     }
-}
-
-/// How the upload task ended.
-enum UploadResult: Sendable {
-    case completed
-    case failed(UploadFailure)
 }

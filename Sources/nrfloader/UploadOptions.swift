@@ -5,6 +5,7 @@ import DFUPackage
 import DFUSigning
 import FirmwareInput
 import FoundationEssentials
+import NRFLoaderKit
 
 /// Init packet fields for `.hex`, `.bin` and catalog inputs (packages bring their own).
 struct InitPacketOptions: ParsableArguments {
@@ -31,6 +32,20 @@ struct InitPacketOptions: ParsableArguments {
 
     @Option(help: "Check every init packet's signature against this public key (PEM or Nordic's 64-byte form) first.")
     var verifyKey: String?
+
+    /// The options as the library takes them (`--catalog` is the caller's to add).
+    var firmwareOptions: FirmwareOptions {
+        var options = FirmwareOptions()
+        options.dfuProtocol = dfu.map { $0 == .secure ? .secure : .legacy }
+        options.softDeviceRequirements = softdeviceRequired?.ids
+        options.hardwareVersion = hwVersion
+        options.firmwareVersion = fwVersion
+        options.deviceType = devType
+        options.deviceRevision = devRevision
+        options.signingKeyFile = key
+        options.verificationKeyFile = verifyKey
+        return options
+    }
 
     /// The generation options; without `--dfu`, `defaultProtocol` (`nil`: both, the device's protocol decides).
     func generationOptions(defaultProtocol: FirmwareInput.ProtocolFamily?) throws -> FirmwareInput.GenerationOptions {
@@ -111,18 +126,16 @@ struct EngineOptions: ParsableArguments {
         if let timeout, timeout < 1 { throw ValidationError("--timeout must be at least 1 second") }
     }
 
-    var configuration: DFUConfiguration {
-        var configuration = DFUConfiguration()
-        if let prn {
-            configuration.packetReceiptNotificationInterval = prn
-            configuration.legacyPacketReceiptNotificationInterval = prn
-        }
-        if let retries {
-            configuration.attemptsPerObject = retries
-            configuration.maximumReconnects = retries
-        }
-        if let timeout { configuration.responseTimeout = .seconds(timeout) }
-        configuration.isResumeEnabled = !noResume
-        return configuration
+    /// The options as the library takes them.
+    var updateOptions: UpdateOptions {
+        var options = UpdateOptions()
+        options.packetReceiptNotificationInterval = prn.map(Int.init)
+        options.retries = retries
+        options.timeout = timeout.map { .seconds($0) }
+        options.resumes = !noResume
+        return options
     }
+
+    /// The DFU engine's policy.
+    var configuration: DFUConfiguration { updateOptions.dfuConfiguration }
 }

@@ -66,7 +66,8 @@ package struct ConnectionRequest: Sendable, Equatable {
     ///   - address: The address to connect to.
     ///   - alternativeAddress: Another address the same device may use.
     ///   - advertisedName: The name the device must advertise.
-    package init(address: BluetoothAddress, alternativeAddress: BluetoothAddress? = nil, advertisedName: String? = nil) {
+    package init(address: BluetoothAddress, alternativeAddress: BluetoothAddress? = nil, advertisedName: String? = nil)
+    {
         self.address = address
         self.alternativeAddress = alternativeAddress
         self.advertisedName = advertisedName

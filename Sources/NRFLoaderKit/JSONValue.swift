@@ -1,7 +1,7 @@
 /// A JSON document as nrfloader prints it: object keys sorted, nulls explicit, no whitespace, no ANSI.
 ///
 /// Every object the CLI prints is built from this type, so the rules of style §42 hold by construction.
-enum JSONValue: Equatable {
+package enum JSONValue: Equatable {
     case null
     case bool(Bool)
     case int(Int)
@@ -10,10 +10,10 @@ enum JSONValue: Equatable {
     case object([String: JSONValue])
 
     /// The schema version carried by every object the CLI prints; bumped on any incompatible change.
-    static let schemaVersion = 1
+    package static let schemaVersion = 1
 
     /// The compact text of the value.
-    var text: String {
+    package var text: String {
         var output = ""
         write(to: &output)
         return output
@@ -67,7 +67,7 @@ enum JSONValue: Equatable {
 
 extension JSONValue {
     /// An optional value, or `null`.
-    static func optional<T>(_ value: T?, _ transform: (T) -> JSONValue) -> JSONValue {
+    package static func optional<T>(_ value: T?, _ transform: (T) -> JSONValue) -> JSONValue {
         value.map(transform) ?? .null
     }
 }

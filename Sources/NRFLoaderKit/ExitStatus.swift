@@ -1,22 +1,33 @@
-/// The process exit statuses, following sysexits(3) so a CI job can tell "fix the input" (64–66) from "try again"
-/// (75).
+/// What an ``UpdateError`` means for the program that met it, as `nrfloader`'s exit statuses say it: following
+/// sysexits(3), so that a CI job can tell "fix the input" (64–66) from "try again" (75).
 ///
-/// This enum is the single source: `--help` prints ``helpTable``, and README.md repeats it.
-enum ExitStatus: Int32, CaseIterable {
+/// This enum is the single source: `nrfloader --help` prints its table, and README.md repeats it.
+public enum ExitStatus: Int32, Sendable, CaseIterable {
+    /// The update completed.
     case success = 0
+    /// A usage error: a bad option value, a missing argument, an ambiguous device name.
     case usage = 64
+    /// Bad input data: a HEX file, package, catalog, image or init packet.
     case dataError = 65
+    /// The input is missing or unreadable.
     case noInput = 66
+    /// A part of the system is missing: no BlueZ, no adapter, no device, a busy port.
     case unavailable = 69
+    /// An internal error (a bug).
     case software = 70
+    /// An output file cannot be created.
     case cannotCreate = 73
+    /// Reading or writing failed.
     case ioError = 74
+    /// The link was lost or a wait timed out: a retry may succeed.
     case temporaryFailure = 75
+    /// The device rejected the update or broke the protocol.
     case protocolError = 76
+    /// The update was cancelled, after telling the device.
     case interrupted = 130
 
-    /// What the status means, for the table in `--help`.
-    var meaning: String {
+    /// What the status means, as the table in `nrfloader --help` says it.
+    public var meaning: String {
         switch self {
         case .success: "success"
         case .usage: "usage: unknown option, bad value, missing argument, ambiguous --name"
@@ -33,14 +44,14 @@ enum ExitStatus: Int32, CaseIterable {
     }
 
     /// The table printed at the end of `nrfloader --help`.
-    static var helpTable: String {
+    package static var helpTable: String {
         "EXIT STATUS:\n"
             + allCases.map { "  \(String($0.rawValue).leftPadded(to: 3))  \($0.meaning)" }.joined(separator: "\n")
     }
 }
 
 extension String {
-    func leftPadded(to width: Int) -> String {
+    package func leftPadded(to width: Int) -> String {
         String(repeating: " ", count: max(0, width - count)) + self
     }
 }

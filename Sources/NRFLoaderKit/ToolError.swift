@@ -1,19 +1,7 @@
-import BlueZ
-import BlueZTransport
-import Catalog
-import DBus
-import DFUPackage
-import DFUSigning
-import FirmwareInput
-import HexConverter
-import MCUbootImage
-import MCUbootPackage
-import PackageBuilder
-
 /// Failures of the command-line shell itself: files it could not read or write.
 ///
-/// Library modules bring their own error enums; ``ExitStatus/init(for:)`` maps each to a status.
-enum CLIError: Error, CustomStringConvertible {
+/// Library modules bring their own error enums; ``ExitStatus/of(_:)`` maps each to a status.
+package enum ToolError: Error, Sendable, CustomStringConvertible {
     /// The input path does not exist.
     case inputMissing(path: String)
     /// The input exists but cannot be opened or read.
@@ -33,7 +21,7 @@ enum CLIError: Error, CustomStringConvertible {
     /// The input is an nRF5 DFU image and the target speaks SMP only (`sim:smp`).
     case dfuInputForSMPTarget(input: String, target: String)
 
-    var description: String {
+    package var description: String {
         switch self {
         case .inputMissing(let path): "'\(path)': no such file"
         case .inputUnreadable(let path, let reason): "'\(path)': cannot read: \(reason)"
@@ -53,7 +41,7 @@ enum CLIError: Error, CustomStringConvertible {
     }
 
     /// The reason alone, without the path (for messages that name the path themselves).
-    var reason: String {
+    package var reason: String {
         switch self {
         case .inputMissing: "no such file"
         case .inputUnreadable(_, let reason), .readFailed(_, let reason), .cannotCreateOutput(_, let reason),
@@ -66,7 +54,7 @@ enum CLIError: Error, CustomStringConvertible {
         }
     }
 
-    var exitStatus: ExitStatus {
+    package var exitStatus: ExitStatus {
         switch self {
         case .inputMissing, .inputUnreadable: .noInput
         case .readFailed, .writeFailed: .ioError
@@ -74,28 +62,6 @@ enum CLIError: Error, CustomStringConvertible {
         case .emptyBinary: .dataError
         case .deviceNameNotFound: .unavailable
         case .ambiguousDeviceName, .dfuInputForSMPTarget: .usage
-        }
-    }
-}
-
-extension ExitStatus {
-    /// The status for an error that reached the top of a command.
-    init(for error: any Error) {
-        switch error {
-        case let error as CLIError: self = error.exitStatus
-        case CatalogError.unknownID: self = .noInput
-        case FirmwareInputError.missingOption: self = .usage
-        case FirmwareInputError.mcubootImage: self = .usage
-        case let error as UploadFailure: self = error.exitStatus
-        case let error as SMPUploadFailure: self = error.exitStatus
-        case let error as SMPExchangeFailure: self = error.exitStatus
-        case let error as PackageBuilderError: self = error.isUsage ? .usage : .dataError
-        case is FleetTargetListError: self = .usage
-        case is BlueZError: self = .unavailable
-        case is HexConverterError, is CatalogError, is FirmwareInputError, is DFUSigningError, is DFUPackageError,
-            is MCUbootImageError, is MCUbootPackageError:
-            self = .dataError
-        default: self = .software
         }
     }
 }

@@ -4,16 +4,16 @@
 
 /// An input file or standard input (`-`), opened at once (so a missing input is reported before any output is
 /// created) and read in chunks.
-final class InputFile {
+package final class InputFile {
     /// The path as the user gave it; `-` is standard input.
-    let path: String
+    package let path: String
     private let descriptor: Int32
 
     /// Opens `path`, or takes standard input for `-`.
     ///
     /// - Parameter path: The path, or `-`.
-    /// - Throws: ``CLIError/inputMissing(path:)`` or ``CLIError/inputUnreadable(path:reason:)``.
-    init(path: String) throws {
+    /// - Throws: ``ToolError/inputMissing(path:)`` or ``ToolError/inputUnreadable(path:reason:)``.
+    package init(path: String) throws {
         self.path = path
         descriptor = try Self.open(path)
     }
@@ -23,17 +23,17 @@ final class InputFile {
     }
 
     /// The name used in messages: the path, or `<stdin>`.
-    var displayName: String { path == "-" ? "<stdin>" : path }
+    package var displayName: String { path == "-" ? "<stdin>" : path }
 
     /// The size of each read: 256 KiB keeps system calls rare (about 180 for a 47 MB hex file) while adding little
     /// to peak memory, which `convert` keeps near the size of its output.
-    static let chunkSize = 256 << 10
+    package static let chunkSize = 256 << 10
 
     /// Calls `body` with each chunk of the input until the end.
     ///
     /// - Parameter body: Receives each chunk; the buffer is valid only during the call.
-    /// - Throws: ``CLIError`` for a missing or unreadable input, or whatever `body` throws.
-    func forEachChunk(_ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+    /// - Throws: ``ToolError`` for a missing or unreadable input, or whatever `body` throws.
+    package func forEachChunk(_ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws {
         let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: Self.chunkSize)
         defer { buffer.deallocate() }
         while true {
@@ -41,7 +41,7 @@ final class InputFile {
             if count == 0 { return }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw CLIError.readFailed(path: displayName, reason: Self.describeErrno())
+                throw ToolError.readFailed(path: displayName, reason: Self.describeErrno())
             }
             try body(UnsafeBufferPointer(start: buffer, count: count))
         }
@@ -50,8 +50,8 @@ final class InputFile {
     /// Reads the whole input.
     ///
     /// - Returns: Its bytes.
-    /// - Throws: ``CLIError`` for a missing or unreadable input.
-    func readAll() throws -> [UInt8] {
+    /// - Throws: ``ToolError`` for a missing or unreadable input.
+    package func readAll() throws -> [UInt8] {
         var bytes: [UInt8] = []
         try forEachChunk { bytes.append(contentsOf: $0) }
         return bytes
@@ -61,18 +61,18 @@ final class InputFile {
         if path == "-" { return STDIN_FILENO }
         let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            if errno == ENOENT { throw CLIError.inputMissing(path: path) }
-            throw CLIError.inputUnreadable(path: path, reason: Self.describeErrno())
+            if errno == ENOENT { throw ToolError.inputMissing(path: path) }
+            throw ToolError.inputUnreadable(path: path, reason: Self.describeErrno())
         }
         var status = stat()
         if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
             close(descriptor)
-            throw CLIError.inputUnreadable(path: path, reason: "is a directory")
+            throw ToolError.inputUnreadable(path: path, reason: "is a directory")
         }
         return descriptor
     }
 
-    static func describeErrno() -> String {
+    package static func describeErrno() -> String {
         String(cString: strerror(errno)).lowercased()
     }
 }

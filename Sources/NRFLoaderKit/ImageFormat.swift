@@ -1,12 +1,12 @@
 /// What kind of input a file holds: by its content where that is certain (a zip's signature), else by its
 /// extension, else by its first character.
-enum ImageFormat {
+package enum ImageFormat {
     /// A DFU package: a zip archive (`PK\u{3}\u{4}`) or a `.zip` name.
     case package
     case intelHex
     case binary
 
-    init(path: String, contents: [UInt8]) {
+    package init(path: String, contents: [UInt8]) {
         let lowered = path.lowercased()
         if contents.starts(with: [0x50, 0x4B, 0x03, 0x04]) || lowered.hasSuffix(".zip") {
             self = .package

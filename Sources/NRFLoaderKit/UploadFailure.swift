@@ -1,18 +1,23 @@
-import DFUController
+package import DFUController
 
 /// A DFU that did not complete, with the exit status that tells a CI job whether to retry.
 ///
 /// The status is a function of typed values only: the controller's error (a transport failure inside it carries
 /// its ``TransportFailureKind``) and whether the controller ever connected to the device.
-struct UploadFailure: Error, Sendable, CustomStringConvertible {
-    var error: DFUError
+package struct UploadFailure: Error, Sendable, CustomStringConvertible {
+    package var error: DFUError
     /// Whether a connection to the device succeeded at some point: one that then vanishes is a temporary failure,
     /// not an absent device.
-    var deviceWasReached: Bool
+    package var deviceWasReached: Bool
 
-    var description: String { "\(error)" }
+    package init(error: DFUError, deviceWasReached: Bool) {
+        self.error = error
+        self.deviceWasReached = deviceWasReached
+    }
 
-    var exitStatus: ExitStatus {
+    package var description: String { "\(error)" }
+
+    package var exitStatus: ExitStatus {
         switch error {
         case .cancelled: .interrupted
         case .rejected, .protocolViolation: .protocolError

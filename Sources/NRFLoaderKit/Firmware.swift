@@ -1,0 +1,276 @@
+package import Catalog
+package import DFUPackage
+package import DFUSigning
+package import FirmwareInput
+import FoundationEssentials
+package import MCUbootImage
+package import MCUbootPackage
+
+/// Firmware to update a device with: an nrfutil package (`.zip`), an Intel HEX file, a binary image (`.bin`), a
+/// signed MCUboot image, an nRF Connect SDK `dfu_application.zip`, or an entry of the embedded catalog: every input
+/// `nrfloader upload` takes.
+///
+/// Loading reads and checks the input completely (zip structure, HEX records, MCUboot hash, signatures with
+/// ``FirmwareOptions/verificationKeyFile``), so that a bad input fails before any device is touched. Whether the
+/// firmware goes over nRF5 DFU or SMP follows from the input: MCUboot images and NCS packages go over SMP.
+public struct Firmware: Sendable {
+    package enum Content: Sendable {
+        /// For nRF5 DFU: the input's bytes, or `nil` for a catalog id.
+        case dfu(bytes: [UInt8]?)
+        /// For SMP: the checked MCUboot image or images.
+        case mcuboot(SMPUpdateInput)
+    }
+
+    /// The input's name: its path, `<stdin>`, its catalog id, or the name given with the bytes.
+    public let name: String
+    /// How the firmware was asked for: a path, `-`, or a catalog id.
+    package let source: String
+    package let content: Content
+    /// The options it was loaded with; init packets are made from them when the device's protocol is known.
+    public let options: FirmwareOptions
+
+    /// Whether the firmware is for MCUboot (sent over SMP) rather than for an nRF5 bootloader (sent over DFU).
+    public var isMCUboot: Bool {
+        if case .mcuboot = content { return true }
+        return false
+    }
+
+    /// Loads firmware the way `nrfloader upload INPUT` does: `input` is a path, `-` for standard input, or the id of
+    /// a catalog entry (``FirmwareCatalog``).
+    ///
+    /// - Parameters:
+    ///   - input: A path, `-`, or a catalog id.
+    ///   - options: Init packet fields for inputs without init packets, keys, and the catalog to search.
+    /// - Throws: ``UpdateError`` naming the input and the problem, before any device is touched.
+    public init(_ input: String, options: FirmwareOptions = FirmwareOptions()) throws(UpdateError) {
+        let isFile = input == "-" || FileManager.default.fileExists(atPath: input)
+        if !isFile {
+            let catalog = try UpdateError.wrapping { try FirmwareCatalogLoader.load(options) }
+            guard let entry = catalog.entry(id: input) else {
+                throw UpdateError(CatalogError.unknownID(input, known: catalog.entries.map(\.id)))
+            }
+            var content = Content.dfu(bytes: nil)
+            if let mcuboot = entry.mcuboot {
+                let image = try UpdateError.wrapping {
+                    try Self.checkedMCUbootImage(entry.image, file: entry.id, options)
+                }
+                content = .mcuboot(SMPUpdateInput(image: image, number: mcuboot.imageNumber))
+            }
+            self.init(name: entry.id, source: input, content: content, options: options)
+            return
+        }
+        let bytes = try UpdateError.wrapping { try InputFile(path: input).readAll() }
+        try self.init(bytes: bytes, name: input == "-" ? "<stdin>" : input, source: input, options: options)
+    }
+
+    /// Firmware from bytes in memory, such as a download: the same formats as a file, told apart by their content
+    /// and by `name`'s extension.
+    ///
+    /// - Parameters:
+    ///   - bytes: The file's bytes.
+    ///   - name: The name messages and events give the input, such as `app.zip`; its extension helps tell the
+    ///     format.
+    ///   - options: Init packet fields, keys.
+    /// - Throws: ``UpdateError`` naming the input and the problem.
+    public init(bytes: [UInt8], name: String, options: FirmwareOptions = FirmwareOptions()) throws(UpdateError) {
+        try self.init(bytes: bytes, name: name, source: name, options: options)
+    }
+
+    private init(name: String, source: String, content: Content, options: FirmwareOptions) {
+        self.name = name
+        self.source = source
+        self.content = content
+        self.options = options
+    }
+
+    private init(bytes: [UInt8], name: String, source: String, options: FirmwareOptions) throws(UpdateError) {
+        self.name = name
+        self.source = source
+        self.options = options
+        let magic = MCUbootImageHeader.magic
+        let littleEndian = (0..<4).map { UInt8(truncatingIfNeeded: magic >> (8 * $0)) }
+        if MCUbootPackage.isPackage(bytes) {
+            content = .mcuboot(
+                SMPUpdateInput(
+                    package: try UpdateError.wrapping { try Self.checkedPackage(bytes, file: name, options) }))
+        } else if bytes.starts(with: littleEndian) {
+            content = .mcuboot(
+                SMPUpdateInput(
+                    image: try UpdateError.wrapping { try Self.checkedMCUbootImage(bytes, file: name, options) }))
+        } else {
+            content = .dfu(bytes: bytes)
+        }
+    }
+
+    /// The firmware as nRF5 DFU takes it, with init packets generated for `defaultProtocol` when the options name
+    /// none (`nil`: both protocols, the device decides), and signatures checked with the verification key.
+    ///
+    /// - Throws: The input's own parse and signature errors, ``ToolError`` and ``CatalogError``.
+    package func dfuInput(defaultProtocol: FirmwareInput.ProtocolFamily?) throws -> FirmwareInput {
+        guard case .dfu(let bytes) = content else {
+            throw FirmwareInputError.mcubootImage(id: name)
+        }
+        let generation = try options.generationOptions(defaultProtocol: defaultProtocol)
+        let input: FirmwareInput
+        if let bytes {
+            switch ImageFormat(path: source, contents: bytes) {
+            case .package: input = try FirmwareInput(zip: bytes, name: name)
+            case .intelHex: input = try FirmwareInput(hex: bytes, name: name, options: generation)
+            case .binary: input = try FirmwareInput(binary: bytes, name: name, options: generation)
+            }
+        } else {
+            let catalog = try FirmwareCatalogLoader.load(options)
+            guard let entry = catalog.entry(id: source) else {
+                throw CatalogError.unknownID(source, known: catalog.entries.map(\.id))
+            }
+            input = try FirmwareInput(entry: entry, options: generation)
+        }
+        try options.verifySignatures(of: input)
+        return input
+    }
+
+    /// The firmware as SMP takes it, for a target named `target` that speaks nothing else.
+    ///
+    /// - Throws: For an nRF5 DFU input: the MCUboot parser's message for a file that is neither, else
+    ///   ``ToolError/dfuInputForSMPTarget(input:target:)``.
+    package func mcubootInput(for target: String) throws(UpdateError) -> SMPUpdateInput {
+        switch content {
+        case .mcuboot(let input): return input
+        case .dfu(let bytes):
+            try UpdateError.wrapping {
+                // An nrfutil zip gets the package reader's own message; any other file the image parser's.
+                if let bytes, bytes.starts(with: [0x50, 0x4B]) {
+                    _ = try Self.checkedPackage(bytes, file: name, options)
+                }
+                if let bytes { _ = try Self.checkedMCUbootImage(bytes, file: name, options) }
+            }
+            throw UpdateError(ToolError.dfuInputForSMPTarget(input: source, target: target))
+        }
+    }
+
+    private static func checkedMCUbootImage(_ bytes: [UInt8], file: String, _ options: FirmwareOptions) throws
+        -> MCUbootImage
+    {
+        let image = try MCUbootImage(bytes: bytes, file: file)
+        try image.verifiedHash()
+        try options.mcubootVerificationKey()?.verify(image)
+        return image
+    }
+
+    private static func checkedPackage(_ bytes: [UInt8], file: String, _ options: FirmwareOptions) throws
+        -> MCUbootPackage
+    {
+        let key = try options.mcubootVerificationKey()
+        return try MCUbootPackage(zip: bytes, archive: file) { (image) throws(MCUbootImageError) in
+            try key?.verify(image)
+        }
+    }
+}
+
+/// How ``Firmware`` is loaded: the init packet fields `nrfloader upload` takes as `--dfu`, `--sd-req`,
+/// `--hw-version`, `--fw-version`, `--dev-type`, `--dev-revision`, `--key` and `--verify-key`, and the catalog of
+/// `--catalog`.
+///
+/// The init packet fields apply to inputs that have no init packets (`.hex`, `.bin`, catalog entries); packages
+/// bring their own.
+public struct FirmwareOptions: Sendable {
+    /// An nRF5 DFU protocol.
+    public enum DFUProtocol: String, Sendable, CaseIterable {
+        /// Secure DFU (nRF5 SDK 12 and later).
+        case secure
+        /// Legacy DFU (nRF5 SDK 4 to 11).
+        case legacy
+    }
+
+    /// The protocol of generated init packets; `nil` lets the transport choose (BlueZ: both, the device decides;
+    /// serial: Secure).
+    public var dfuProtocol: DFUProtocol?
+    /// The SoftDevice firmware ids the image needs (`sd_req`).
+    public var softDeviceRequirements: [UInt16]?
+    /// Secure DFU: the bootloader's hardware version (default: the catalog's, else 52).
+    public var hardwareVersion: UInt32?
+    /// Secure DFU: `fw_version`; legacy DFU: the application version.
+    public var firmwareVersion: UInt32?
+    /// Legacy DFU: the device type (default 0xFFFF, any).
+    public var deviceType: UInt16?
+    /// Legacy DFU: the device revision (default 0xFFFF, any).
+    public var deviceRevision: UInt16?
+    /// A PEM private key (as `nrfutil keys generate` writes) that signs generated Secure DFU init packets.
+    public var signingKeyFile: String?
+    /// A public key file every init packet's signature, or every MCUboot image's signature, must verify with.
+    public var verificationKeyFile: String?
+    /// A catalog file whose entries are added to the embedded catalog (image paths relative to it).
+    public var catalogFile: String?
+    /// Whether entries of ``catalogFile`` replace embedded entries with the same id.
+    public var catalogReplacesEmbedded = false
+
+    /// Options that generate nothing special: the catalog's or the protocol's defaults.
+    public init() {}
+
+    package func generationOptions(defaultProtocol: FirmwareInput.ProtocolFamily?) throws
+        -> FirmwareInput.GenerationOptions
+    {
+        var options = FirmwareInput.GenerationOptions()
+        options.protocolFamily = dfuProtocol.map { $0 == .secure ? .secure : .legacy } ?? defaultProtocol
+        options.softdeviceRequired = softDeviceRequirements
+        options.hardwareVersion = hardwareVersion
+        options.firmwareVersion = firmwareVersion
+        options.deviceType = deviceType
+        options.deviceRevision = deviceRevision
+        if let key = signingKeyFile {
+            let text = String(decoding: try InputFile(path: key).readAll(), as: UTF8.self)
+            options.signer = try InitPacketSigner(pem: text, file: key)
+        }
+        return options
+    }
+
+    /// Checks every part's signature with ``verificationKeyFile``, before anything is sent.
+    package func verifySignatures(of input: FirmwareInput) throws {
+        guard let verifyKey = verificationKeyFile else { return }
+        let verifier = try InitPacketVerifier(keyFile: try InputFile(path: verifyKey).readAll(), file: verifyKey)
+        for part in input.package.parts {
+            let check = try verifier.check(part, packageName: input.name)
+            guard check == .valid else {
+                throw FirmwareInputError.signature(
+                    input: input.name, part: part.datFile,
+                    problem: check == .unsigned
+                        ? "is missing (the package is unsigned)" : "does not verify with '\(verifyKey)'")
+            }
+        }
+    }
+
+    package func mcubootVerificationKey() throws -> MCUbootVerificationKey? {
+        guard let path = verificationKeyFile else { return nil }
+        return try MCUbootVerificationKey(
+            pem: String(decoding: try InputFile(path: path).readAll(), as: UTF8.self), file: path)
+    }
+}
+
+/// Loads the embedded catalog and the one of ``FirmwareOptions/catalogFile``.
+package enum FirmwareCatalogLoader {
+    /// The embedded catalog, with the entries of `file` added (replacing those with the same id when `replacing`).
+    package static func load(file: String?, replacing: Bool) throws -> FirmwareCatalog {
+        var firmware = try FirmwareCatalog.embedded()
+        guard let file else { return firmware }
+        let text = try InputFile(path: file).readAll()
+        let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
+        try firmware.add(catalog: text, source: file, replacing: replacing) { path in
+            let imagePath = folder.appendingPathComponent(path).path
+            do {
+                return try InputFile(path: imagePath).readAll()
+            } catch let error as ToolError {
+                throw ImageReadFailure(reason: error.reason)
+            }
+        }
+        return firmware
+    }
+
+    static func load(_ options: FirmwareOptions) throws -> FirmwareCatalog {
+        try load(file: options.catalogFile, replacing: options.catalogReplacesEmbedded)
+    }
+
+    private struct ImageReadFailure: Error, CustomStringConvertible {
+        var reason: String
+        var description: String { reason }
+    }
+}

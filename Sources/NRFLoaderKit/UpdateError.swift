@@ -1,0 +1,100 @@
+package import Catalog
+package import DFUController
+package import DFUPackage
+package import DFUSigning
+package import FirmwareInput
+package import HexConverter
+package import MCUbootImage
+package import MCUbootPackage
+package import SMP
+
+/// Why an update, or the loading of its firmware, failed: the message `nrfloader` prints after `Error:`, and the
+/// exit status it exits with.
+///
+/// Every throwing call of this library throws this one type. The message names who failed (the input file, the
+/// catalog, the device, BlueZ, the serial port) and what to do; ``exitStatus`` tells a program whether a retry can
+/// help (``ExitStatus/temporaryFailure``) or the input must change (``ExitStatus/dataError``).
+public struct UpdateError: Error, Sendable, CustomStringConvertible {
+    /// The one-line message, such as `'app.zip': no such file` or
+    /// `device rejected Create (data object): Insufficient resources`.
+    public let message: String
+    /// The exit status the error maps to.
+    public let exitStatus: ExitStatus
+    /// Whether a connection to the device succeeded at some point before the failure.
+    public let deviceWasReached: Bool
+    /// The engine's own error, for this package's command line.
+    package let underlying: any Error & Sendable
+
+    /// The message.
+    public var description: String { message }
+
+    /// Whether the update was cancelled (its task was cancelled), after the device was told to abort.
+    public var isCancellation: Bool { exitStatus == .interrupted }
+
+    package init(_ error: any Error & Sendable, status: ExitStatus? = nil, deviceWasReached: Bool = false) {
+        if let error = error as? UpdateError {
+            self = error
+            return
+        }
+        underlying = error
+        message = "\(error)"
+        exitStatus = status ?? ExitStatus.of(error) ?? .software
+        switch error {
+        case let failure as UploadFailure: self.deviceWasReached = failure.deviceWasReached
+        case let failure as SMPUploadFailure: self.deviceWasReached = failure.deviceWasReached
+        default: self.deviceWasReached = deviceWasReached
+        }
+    }
+
+    /// Runs `body`, turning whatever it throws into an update error.
+    package static func wrapping<T>(_ body: () throws -> T) throws(UpdateError) -> T {
+        do { return try body() } catch { throw UpdateError(error) }
+    }
+
+}
+
+extension ExitStatus {
+    /// The status of an error of the engine's modules, or `nil` for an error this module does not know.
+    package static func of(_ error: any Error) -> ExitStatus? {
+        switch error {
+        case let error as UpdateError: error.exitStatus
+        case let error as ToolError: error.exitStatus
+        case CatalogError.unknownID: .noInput
+        case FirmwareInputError.missingOption: .usage
+        case FirmwareInputError.mcubootImage: .usage
+        case let error as UploadFailure: error.exitStatus
+        case let error as SMPUploadFailure: error.exitStatus
+        case is HexConverterError, is CatalogError, is FirmwareInputError, is DFUSigningError, is DFUPackageError,
+            is MCUbootImageError, is MCUbootPackageError:
+            .dataError
+        default: nil
+        }
+    }
+}
+
+/// An SMP update that did not reach the asked-for state, with its exit status.
+package struct SMPUploadFailure: Error, Sendable, CustomStringConvertible {
+    package var error: SMPUploadError
+    package var deviceWasReached: Bool
+
+    package init(error: SMPUploadError, deviceWasReached: Bool) {
+        self.error = error
+        self.deviceWasReached = deviceWasReached
+    }
+
+    package var description: String { "\(error)" }
+
+    package var exitStatus: ExitStatus {
+        switch error {
+        case .cancelled: .interrupted
+        case .rejected, .protocolViolation, .unexpectedState: .protocolError
+        case .timedOut, .reconnectsExhausted, .unanswered: .temporaryFailure
+        case .transport(let failure):
+            switch failure.kind {
+            case .deviceNotFound: deviceWasReached ? .temporaryFailure : .unavailable
+            case .unavailable: .unavailable
+            case .linkLost, .timedOut, .failed: .temporaryFailure
+            }
+        }
+    }
+}

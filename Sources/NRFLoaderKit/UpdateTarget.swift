@@ -1,0 +1,23 @@
+/// A device to update, and how to reach it.
+///
+/// The transport products make targets: `NRFLoaderBlueZ` a Bluetooth LE device through BlueZ
+/// (`.bluetooth(address:adapter:options:)`), `NRFLoaderSerial` a serial or USB CDC port (`.serial(_:options:)`),
+/// `NRFLoaderSimulator` a simulated Nordic bootloader or MCUboot device in this process (`.simulated(_:options:)`).
+/// A target is a value: it connects when an update runs, and holds nothing open between updates.
+public struct UpdateTarget: Sendable, CustomStringConvertible {
+    /// The device as events and messages name it before the update resolves it: an address, a name, a port.
+    public let description: String
+
+    /// Runs an update over this target's transport: emits every event, returns what the device confirmed.
+    package typealias Run =
+        @Sendable (_ firmware: Firmware, _ options: UpdateOptions, _ onEvent: (UpdateEvent) -> Void)
+        async throws(UpdateError) -> UpdateSummary
+
+    package let run: Run
+
+    /// A target of a transport module of this package.
+    package init(description: String, run: @escaping Run) {
+        self.description = description
+        self.run = run
+    }
+}

@@ -1,0 +1,206 @@
+package import DFUController
+package import DFUSimulator
+package import FirmwareInput
+package import MCUbootImage
+package import MCUbootPackage
+public import NRFLoaderKit
+package import SMP
+package import SMPSimulator
+import Synchronization
+
+/// The kinds of built-in simulated device: Nordic's nRF5 bootloaders and a Zephyr/MCUboot device.
+public enum SimulatedDeviceKind: String, Sendable, CaseIterable {
+    /// A Secure DFU bootloader (nRF5 SDK 12–17), waiting in DFU mode.
+    case secure
+    /// An application with Secure buttonless DFU (no bonds): the bootloader comes back at address + 1.
+    case buttonless
+    /// A legacy DFU bootloader (nRF5 SDK 7–11, DFU version 0.8).
+    case legacy
+    /// The oldest legacy bootloader (nRF51 SDK 4–5), as nRF Loader spoke to.
+    case legacyV1 = "legacy-v1"
+    /// A Zephyr application with MCUmgr's image group over SMP, and MCUboot swapping slots.
+    case smp
+
+    /// How `nrfloader upload --target` names the kind: `sim`, `sim:buttonless`, …, `sim:smp`.
+    public var targetName: String { self == .secure ? "sim" : "sim:\(rawValue)" }
+
+    package var dfuKind: SimulatedTargetKind? {
+        switch self {
+        case .secure: .secure
+        case .buttonless: .buttonless
+        case .legacy: .legacy
+        case .legacyV1: .legacyV1
+        case .smp: nil
+        }
+    }
+}
+
+/// How a simulated device behaves: `nrfloader upload`'s `--sim-speed`, `--sim-fault`, `--sim-seed`, `--sim-images`
+/// and `--sim-smp-params`.
+public struct SimulatedDeviceOptions: Sendable {
+    /// The pace: 1 is real time (a BLE link's timing), 10 ten times faster, 0 as fast as possible.
+    public var speed: Double = 1
+    /// Faults to inject, as `--sim-fault` spells them (`disconnect@6000`, `drop-packet@40`, `drop-packet~0.01`).
+    public var faults: [String] = []
+    /// The seed of random faults (`drop-packet~0.01`).
+    public var seed: UInt64 = 0
+    /// SMP: how many images the device updates (image 0: slots 0 and 1, image 1: slots 2 and 3, …); by default as
+    /// many as the firmware needs.
+    public var smpImages: Int?
+    /// SMP: the MCUmgr parameters the device answers (buffer size, buffer count); by default it answers rc 8, as
+    /// Zephyr does without `CONFIG_MCUMGR_GRP_OS_MCUMGR_PARAMS`.
+    public var smpParameters: (bufferSize: Int, bufferCount: Int)?
+    /// How events name the device (default: the kind's ``SimulatedDeviceKind/targetName``).
+    public var name: String?
+
+    /// A device at real-time pace, without faults.
+    public init() {}
+}
+
+/// A built-in simulated device, in this process: the same bootloaders `nrfloader upload --target sim` updates.
+///
+/// Use ``target`` to update it, then ``images`` to see what it holds. The device is made when an update starts
+/// (set up to accept that firmware: its hardware version and SoftDevice), and kept until the next one.
+public final class SimulatedTarget: Sendable {
+    /// One image the device holds.
+    public struct Image: Sendable {
+        /// `application`, `softdevice` or `bootloader` for an nRF5 device (each image it activated); `slot0`,
+        /// `slot1`, … for an SMP device (every slot, whole).
+        public let name: String
+        /// The bytes.
+        public let bytes: [UInt8]
+    }
+
+    /// The kind of device.
+    public let kind: SimulatedDeviceKind
+    /// Its behaviour.
+    public let options: SimulatedDeviceOptions
+
+    private enum State {
+        case none
+        case dfu(SimulatedTransport)
+        case smp(SimulatedSMPTransport)
+    }
+
+    private let state = Mutex<State>(.none)
+
+    /// A simulated device of `kind`.
+    ///
+    /// - Throws: ``UpdateError`` with ``ExitStatus/usage`` for a fault the device cannot simulate.
+    public init(_ kind: SimulatedDeviceKind = .secure, options: SimulatedDeviceOptions = SimulatedDeviceOptions())
+        throws(UpdateError)
+    {
+        self.kind = kind
+        self.options = options
+        let plan = try faultPlan()
+        if kind == .smp {
+            for fault in plan.faults {
+                if let reason = SimulatedSMPTransport.unsupportedReason(fault) {
+                    throw UpdateError(OptionError(message: "fault '\(fault)' \(reason)"), status: .usage)
+                }
+            }
+        }
+    }
+
+    /// The target that updates this device.
+    public var target: UpdateTarget {
+        UpdateTarget(description: options.name ?? kind.targetName) {
+            firmware, updateOptions, onEvent throws(UpdateError) in
+            try await self.update(firmware, updateOptions, onEvent)
+        }
+    }
+
+    /// What the device holds after the last update (also a failed one): each image it activated, or its slots.
+    public var images: [Image] {
+        switch state.withLock({ $0 }) {
+        case .none: return []
+        case .dfu(let transport):
+            let device = transport.device
+            let names: [(DFUSimulator.FirmwareType, String)] = [
+                (.application, "application"), (.softDevice, "softdevice"), (.bootloader, "bootloader"),
+            ]
+            return names.compactMap { type, name in device.activatedImage(type).map { Image(name: name, bytes: $0) } }
+        case .smp(let transport):
+            return transport.device.slots.enumerated().map { Image(name: "slot\($0.offset)", bytes: $0.element) }
+        }
+    }
+
+    private func faultPlan() throws(UpdateError) -> FaultPlan {
+        do {
+            return try SimulatorSetup.faultPlan(options.faults, seed: options.seed)
+        } catch {
+            throw UpdateError(OptionError(message: "fault: \(error)"), status: .usage)
+        }
+    }
+
+    private var speed: Double? { options.speed > 0 ? options.speed : nil }
+
+    private func update(_ firmware: Firmware, _ updateOptions: UpdateOptions, _ onEvent: (UpdateEvent) -> Void)
+        async throws(UpdateError) -> UpdateSummary
+    {
+        let faults = try faultPlan()
+        guard let dfuKind = kind.dfuKind else {
+            return try await updateSMP(firmware, updateOptions, faults: faults, onEvent)
+        }
+        let input = try UpdateError.wrapping { try firmware.dfuInput(defaultProtocol: nil) }
+        let device = SimulatedDevice(configuration: SimulatorSetup.configuration(dfuKind, for: input, faults: faults))
+        // One timeout model (issue 23): the simulated link's ATT wait is the response timeout, as BlueZ's is.
+        let transport = SimulatedTransport(
+            device: device, speed: speed, operationTimeout: updateOptions.dfuConfiguration.responseTimeout)
+        state.withLock { $0 = .dfu(transport) }
+        guard let advertised = device.advertisement else {
+            throw UpdateError(OptionError(message: "the simulated \(kind.rawValue) device does not advertise"))
+        }
+        let address = try UpdateError.wrapping { try BluetoothAddress(parsing: advertised.address.description) }
+        return try await DFUSession.run(
+            input, to: address, named: "\(options.name ?? kind.targetName) (\(advertised.address))", over: transport,
+            configuration: updateOptions.dfuConfiguration, onEvent: onEvent)
+    }
+
+    private func updateSMP(
+        _ firmware: Firmware, _ updateOptions: UpdateOptions, faults: FaultPlan, _ onEvent: (UpdateEvent) -> Void
+    ) async throws(UpdateError) -> UpdateSummary {
+        let input = try firmware.mcubootInput(for: options.name ?? kind.targetName)
+        let imageCount = options.smpImages ?? input.imageCount
+        if let outside = input.images.first(where: { $0.number >= imageCount }) {
+            throw UpdateError(
+                MCUbootPackageError.badManifest(
+                    archive: input.name, field: "image_index of '\(outside.name)'",
+                    problem: "is \(outside.number), but the simulated device updates \(imageCount) image"
+                        + (imageCount == 1 ? "" : "s") + " (--sim-images \(imageCount))"))
+        }
+        // A padded image (imgtool --pad or --confirm) is exactly one slot long: the trailer must land at the slot's end.
+        let padded = input.images.filter { $0.image.trailer != nil }.map(\.image.bytes.count)
+        let largest = input.images.map(\.image.bytes.count).max() ?? 0
+        let slotSize = padded.max() ?? max(0x4_0000, largest)
+        var configuration = SimulatedSMPDevice.Configuration(slotSize: max(slotSize, largest))
+        configuration.imageCount = imageCount
+        if let parameters = options.smpParameters {
+            configuration.answersParameters = true
+            configuration.parameters = MCUmgrParameters(
+                bufferSize: parameters.bufferSize, bufferCount: parameters.bufferCount)
+        }
+        let running = UnsignedImageBuilder.image(
+            version: MCUbootVersion(major: 0, minor: 0, revision: 1, build: 0),
+            body: [UInt8](repeating: 0xA5, count: 4096))
+        let transport = SimulatedSMPTransport(
+            device: SimulatedSMPDevice(configuration: configuration, running: running), faults: faults, speed: speed)
+        state.withLock { $0 = .smp(transport) }
+        return try await SMPSession.run(
+            input, named: options.name ?? kind.targetName, over: transport,
+            configuration: updateOptions.smpConfiguration, onEvent: onEvent)
+    }
+}
+
+extension UpdateTarget {
+    /// A built-in simulated device of `kind`, in this process.
+    ///
+    /// To see what the device holds afterwards, make a ``SimulatedTarget`` and use its ``SimulatedTarget/target``.
+    ///
+    /// - Throws: ``UpdateError`` with ``ExitStatus/usage`` for a fault the device cannot simulate.
+    public static func simulated(
+        _ kind: SimulatedDeviceKind = .secure, options: SimulatedDeviceOptions = SimulatedDeviceOptions()
+    ) throws(UpdateError) -> UpdateTarget {
+        try SimulatedTarget(kind, options: options).target
+    }
+}
