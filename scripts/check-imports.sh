@@ -32,5 +32,25 @@ while IFS= read -r line; do
     status=1
 done < <(grep -rhoE '^\s*(@[A-Za-z_]+\s+)?((public|internal|private|fileprivate|package)\s+)?import\s+[A-Za-z_]+' \
     Sources/SMPBlueZ | grep -E 'import\s+(DBus|CDBus|BlueZ|Foundation|FoundationEssentials|Glibc|Dispatch)$' || true)
+# The command line is a client of the library (issue 21): it imports the modules of the library products (their
+# public API, and the `package` declarations of the engine modules they carry), ArgumentParser, and the system's
+# modules; nothing else (no module outside a product, such as BuildInfo). The products are read from Package.swift.
+library_modules=$(swift package dump-package | python3 -c '
+import json, sys
+package = json.load(sys.stdin)
+print(" ".join(sorted({t for p in package["products"] if "library" in p["type"] for t in p["targets"]})))
+')
+cli_allowed="ArgumentParser Glibc Foundation FoundationEssentials Synchronization $library_modules"
+while IFS= read -r line; do
+    module=${line##* }
+    case " $cli_allowed " in
+    *" $module "*) ;;
+    *)
+        echo "Sources/nrfloader: imports $module, which is not a module of a library product: $line" >&2
+        status=1
+        ;;
+    esac
+done < <(grep -rhoE '^\s*(@[A-Za-z_]+\s+)?((public|internal|private|fileprivate|package)\s+)?import\s+[A-Za-z_]+' \
+    Sources/nrfloader || true)
 [ $status = 0 ] && echo "module rules: ok" >&2
 exit $status

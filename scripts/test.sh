@@ -11,7 +11,8 @@ sh Tests/Rig/setup.sh
 sh Tests/Rig/setup-smp.sh
 
 stage "swift format lint"
-swift format lint --strict --configuration .swift-format --recursive --parallel Package.swift Sources Tests Benchmarks
+swift format lint --strict --configuration .swift-format --recursive --parallel Package.swift Sources Tests Benchmarks \
+    Examples/Package.swift Examples/Sources
 
 stage "module rules"
 bash scripts/check-imports.sh
@@ -19,6 +20,14 @@ bash scripts/check-imports.sh
 stage "swift test"
 swift build --build-tests
 swift test
+
+# The library (issue 21): DocC for every module of the library products, warnings as errors; the examples built
+# against this checkout by path and run (the Getting Started article's program among them).
+stage "documentation (scripts/docs-check.sh)"
+bash scripts/docs-check.sh
+
+stage "examples (scripts/examples.sh)"
+bash scripts/examples.sh
 
 stage "fault campaign (a 100-run slice of scripts/fault-campaign.py)"
 python3 scripts/fault-campaign.py --runs 100 --require-recovery 0.95
