@@ -1,5 +1,5 @@
 internal import Crypto
-package import DFUPackage
+import DFUPackage
 
 /// Signs Secure DFU init packets with a P-256 private key, as nrfutil `pkg generate --key-file` does.
 ///

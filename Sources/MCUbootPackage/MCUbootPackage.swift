@@ -1,4 +1,4 @@
-package import DFUPackage
+import DFUPackage
 package import MCUbootImage
 
 /// An nRF Connect SDK `dfu_application.zip`: `manifest.json` and one signed MCUboot image per updatable image (the

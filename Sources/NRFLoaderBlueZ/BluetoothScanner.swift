@@ -1,6 +1,6 @@
-package import BlueZ
-package import BlueZTransport
-package import DBus
+import BlueZ
+import BlueZTransport
+import DBus
 public import NRFLoaderKit
 
 /// A device seen advertising during a scan.

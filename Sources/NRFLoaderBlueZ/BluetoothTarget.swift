@@ -1,10 +1,10 @@
 package import BlueZ
 package import BlueZTransport
-package import DBus
+import DBus
 package import DFUController
 public import NRFLoaderKit
-package import SMP
-package import SMPBlueZ
+import SMP
+import SMPBlueZ
 
 /// How a Bluetooth LE device is reached through BlueZ: `nrfloader upload`'s `--adapter`, `--wait` and
 /// `--no-acquire`.

@@ -1,8 +1,8 @@
-package import Checksums
+import Checksums
 package import DFUController
 package import DFUTargetAdapter
 package import FirmwareInput
-package import HexConverter
+import HexConverter
 
 /// One nRF5 DFU update over any GATT transport (BlueZ, a serial port, the simulator): the engine run, with its
 /// events turned into ``UpdateEvent``s.

@@ -1,10 +1,10 @@
 package import Catalog
-package import DFUPackage
-package import DFUSigning
+import DFUPackage
+import DFUSigning
 package import FirmwareInput
 import FoundationEssentials
 package import MCUbootImage
-package import MCUbootPackage
+import MCUbootPackage
 
 /// Firmware to update a device with: an nrfutil package (`.zip`), an Intel HEX file, a binary image (`.bin`), a
 /// signed MCUboot image, an nRF Connect SDK `dfu_application.zip`, or an entry of the embedded catalog: every input

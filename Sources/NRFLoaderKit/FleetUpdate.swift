@@ -1,5 +1,5 @@
-package import DFUController
-package import FleetUpload
+import DFUController
+import FleetUpload
 
 /// Several updates at once: a production line's station, a test rig, a gateway updating the devices it serves.
 ///

@@ -1,4 +1,4 @@
-package import DFUController
+import DFUController
 package import DFUTargetAdapter
 package import SMP
 package import SMPTargetAdapter

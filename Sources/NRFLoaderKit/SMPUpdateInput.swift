@@ -1,4 +1,4 @@
-package import Checksums
+import Checksums
 package import MCUbootImage
 package import MCUbootPackage
 package import SMP

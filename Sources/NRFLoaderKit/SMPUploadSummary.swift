@@ -1,4 +1,4 @@
-package import MCUbootImage
+import MCUbootImage
 package import SMP
 
 /// The begin and result events of an SMP update.

@@ -1,11 +1,11 @@
-package import Catalog
-package import DFUController
-package import DFUPackage
-package import DFUSigning
-package import FirmwareInput
-package import HexConverter
-package import MCUbootImage
-package import MCUbootPackage
+import Catalog
+import DFUController
+import DFUPackage
+import DFUSigning
+import FirmwareInput
+import HexConverter
+import MCUbootImage
+import MCUbootPackage
 package import SMP
 
 /// Why an update, or the loading of its firmware, failed: the message `nrfloader` prints after `Error:`, and the

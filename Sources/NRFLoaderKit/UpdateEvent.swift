@@ -1,4 +1,4 @@
-package import DFUController
+import DFUController
 package import DFUTargetAdapter
 
 /// Something that happened during an update: the same events, in the same order, as the JSON Lines that

@@ -1,7 +1,7 @@
-package import DFUController
-package import FirmwareInput
-public import NRFLoaderKit
-package import SerialDFU
+import DFUController
+import FirmwareInput
+import NRFLoaderKit
+import SerialDFU
 
 /// Legacy serial DFU (HCI/SLIP, as Adafruit's nRF52 bootloader and the nRF5 SDK 11 serial bootloader speak), part by
 /// part: each part its own session, with a reconnection while the device resets in between.

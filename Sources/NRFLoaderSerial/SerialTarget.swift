@@ -1,9 +1,9 @@
-package import DFUController
-package import DFUTargetAdapter
-package import FirmwareInput
+import DFUController
+import DFUTargetAdapter
+import FirmwareInput
 public import NRFLoaderKit
-package import SMP
-package import SMPSerial
+import SMP
+import SMPSerial
 package import SerialDFU
 
 #if canImport(Glibc)

@@ -1,11 +1,11 @@
-package import DFUController
-package import DFUSimulator
-package import FirmwareInput
-package import MCUbootImage
-package import MCUbootPackage
+import DFUController
+import DFUSimulator
+import FirmwareInput
+import MCUbootImage
+import MCUbootPackage
 public import NRFLoaderKit
-package import SMP
-package import SMPSimulator
+import SMP
+import SMPSimulator
 import Synchronization
 
 /// The kinds of built-in simulated device: Nordic's nRF5 bootloaders and a Zephyr/MCUboot device.

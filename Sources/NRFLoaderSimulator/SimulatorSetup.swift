@@ -1,9 +1,9 @@
-package import DFUController
+import DFUController
 package import DFUPackage
-package import DFUSigning
+import DFUSigning
 package import DFUSimulator
 package import FirmwareInput
-public import NRFLoaderKit
+import NRFLoaderKit
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,5 @@
 package import DFUSimulator
-package import SerialDFU
+import SerialDFU
 
 /// An SDK 11 (or Adafruit) legacy DFU bootloader behind the three-wire UART transport, sans-IO: HCI packets in,
 /// acknowledgements out, in virtual time.

@@ -1,5 +1,5 @@
 package import DFUSimulator
-package import SerialDFU
+import SerialDFU
 
 /// A Secure DFU bootloader behind the SDK 15 serial transport, as a sans-IO state machine: SLIP bytes in, SLIP
 /// bytes out, in virtual time.

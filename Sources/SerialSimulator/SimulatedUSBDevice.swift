@@ -25,7 +25,9 @@ package struct SimulatedUSBDevice: Sendable {
         // The tty entries link to the device by absolute path, as in /sys.
         var directory = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         if !sysfsRoot.hasPrefix("/"), getcwd(&directory, directory.count) != nil {
-            self.sysfsRoot = String(cString: directory) + "/" + sysfsRoot
+            self.sysfsRoot =
+                String(decoding: directory.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + "/"
+                + sysfsRoot
         } else {
             self.sysfsRoot = sysfsRoot
         }

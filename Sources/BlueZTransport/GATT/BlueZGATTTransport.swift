@@ -1,5 +1,5 @@
 package import BlueZ
-package import DBus
+import DBus
 package import DFUController
 package import DFUTargetAdapter
 import Synchronization
