@@ -13,6 +13,9 @@ sh Tests/Rig/setup-smp.sh
 stage "swift format lint"
 swift format lint --strict --configuration .swift-format --recursive --parallel Package.swift Sources Tests Benchmarks \
     Examples/Package.swift Examples/Sources
+# The library's public modules: every public declaration documented (issue 21).
+swift format lint --strict --configuration .swift-format-library --recursive --parallel Sources/NRFLoaderKit \
+    Sources/NRFLoaderSimulator Sources/NRFLoaderSerial Sources/NRFLoaderBlueZ
 
 stage "module rules"
 bash scripts/check-imports.sh

@@ -32,7 +32,7 @@ public struct BluetoothScanner: Sendable {
     ///   - includeAll: Whether to report devices without an update service too.
     ///   - onDevice: Called for each new device, once per address.
     /// - Returns: The devices, in the order they were first seen.
-    /// - Throws: ``UpdateError`` with ``ExitStatus/unavailable`` when BlueZ or the adapter is missing.
+    /// - Throws: `UpdateError` with `ExitStatus/unavailable` when BlueZ or the adapter is missing.
     @discardableResult
     public func scan(
         for duration: Duration, includeAll: Bool = false, onDevice: (DiscoveredDevice) -> Void = { _ in }

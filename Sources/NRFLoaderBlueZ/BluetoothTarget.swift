@@ -12,7 +12,7 @@ public struct BluetoothOptions: Sendable {
     /// The adapter, such as `hci0`; `nil` for the first powered one.
     public var adapter: String?
     /// How long to look for the device before the first connection (a name search included); `nil` for 15 s, or
-    /// the update's ``UpdateOptions/timeout`` when it is set.
+    /// the update's `UpdateOptions/timeout` when it is set.
     public var searchTimeout: Duration?
     /// Whether packets and notifications go through BlueZ's `AcquireWrite` and `AcquireNotify` sockets when the
     /// device allows, rather than D-Bus calls only (default `true`: faster, and lighter on the bus).
@@ -28,7 +28,7 @@ extension UpdateTarget {
     /// nRF5 firmware goes over Secure or legacy DFU (buttonless entry included), as the device offers; MCUboot
     /// firmware goes over SMP. libdbus's thread and BlueZ's objects stay inside the transport.
     ///
-    /// - Throws: ``UpdateError`` with ``ExitStatus/usage`` for an address that is not one.
+    /// - Throws: `UpdateError` with `ExitStatus/usage` for an address that is not one.
     public static func bluetooth(address: String, options: BluetoothOptions = BluetoothOptions()) throws(UpdateError)
         -> UpdateTarget
     {

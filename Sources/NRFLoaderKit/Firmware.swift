@@ -36,7 +36,7 @@ public struct Firmware: Sendable {
     }
 
     /// Loads firmware the way `nrfloader upload INPUT` does: `input` is a path, `-` for standard input, or the id of
-    /// a catalog entry (``FirmwareCatalog``).
+    /// a catalog entry (``CatalogItem/all(options:)`` lists them).
     ///
     /// - Parameters:
     ///   - input: A path, `-`, or a catalog id.

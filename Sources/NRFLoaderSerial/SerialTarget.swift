@@ -28,7 +28,7 @@ extension UpdateTarget {
     /// application with MCUmgr's UART transport.
     ///
     /// nRF5 firmware goes over the nRF5 SDK's serial Secure DFU (legacy serial DFU, as Adafruit's bootloader
-    /// speaks, for inputs with legacy init packets only or ``FirmwareOptions/dfuProtocol`` `.legacy`); MCUboot
+    /// speaks, for inputs with legacy init packets only or `FirmwareOptions/dfuProtocol` `.legacy`); MCUboot
     /// firmware goes over SMP in Zephyr's console framing.
     ///
     /// - Parameters:

@@ -86,7 +86,7 @@ public final class SimulatedTarget: Sendable {
 
     /// A simulated device of `kind`.
     ///
-    /// - Throws: ``UpdateError`` with ``ExitStatus/usage`` for a fault the device cannot simulate.
+    /// - Throws: `UpdateError` with `ExitStatus/usage` for a fault the device cannot simulate.
     public init(_ kind: SimulatedDeviceKind = .secure, options: SimulatedDeviceOptions = SimulatedDeviceOptions())
         throws(UpdateError)
     {
@@ -197,7 +197,7 @@ extension UpdateTarget {
     ///
     /// To see what the device holds afterwards, make a ``SimulatedTarget`` and use its ``SimulatedTarget/target``.
     ///
-    /// - Throws: ``UpdateError`` with ``ExitStatus/usage`` for a fault the device cannot simulate.
+    /// - Throws: `UpdateError` with `ExitStatus/usage` for a fault the device cannot simulate.
     public static func simulated(
         _ kind: SimulatedDeviceKind = .secure, options: SimulatedDeviceOptions = SimulatedDeviceOptions()
     ) throws(UpdateError) -> UpdateTarget {
