@@ -20,7 +20,7 @@ let package = Package(
             targets: [
                 "NRFLoaderKit", "Catalog", "Checksums", "HexConverter", "DFUController", "DFUTargetAdapter",
                 "DFUPackage", "DFUSigning", "FirmwareInput", "MCUbootImage", "MCUbootPackage", "SMP",
-                "SMPTargetAdapter", "FleetUpload", "PackageBuilder", "BootloaderSettings",
+                "SMPTargetAdapter", "PackageBuilder", "BootloaderSettings",
             ]),
         .library(name: "NRFLoaderSimulator", targets: ["NRFLoaderSimulator", "DFUSimulator", "SMPSimulator"]),
         .library(name: "NRFLoaderSerial", targets: ["NRFLoaderSerial", "SerialDFU", "SMPSerial", "SerialSimulator"]),
@@ -58,7 +58,6 @@ let package = Package(
                 "BlueZTransport",
                 "DBus",
                 "SimulatedPeripheral",
-                "FleetUpload",
                 "SerialDFU",
                 "SerialSimulator",
                 "BuildInfo",
@@ -77,7 +76,6 @@ let package = Package(
             dependencies: [
                 "BuildInfo", "Catalog", "Checksums", "DFUController", "DFUTargetAdapter", "DFUPackage", "DFUSigning",
                 "FirmwareInput", "HexConverter", "MCUbootImage", "MCUbootPackage", "SMP", "SMPTargetAdapter",
-                "FleetUpload",
             ],
             swiftSettings: strictSwift6
         ),
@@ -153,7 +151,6 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .target(name: "DFUTargetAdapter", dependencies: ["DFUController"], swiftSettings: strictSwift6),
-        .target(name: "FleetUpload", dependencies: ["DFUController", "DFUTargetAdapter"], swiftSettings: strictSwift6),
         .target(
             name: "DFUSigning",
             dependencies: ["DFUPackage", .product(name: "Crypto", package: "swift-crypto")],

@@ -13,6 +13,16 @@ public struct DiscoveredDevice: Sendable, Equatable {
     public let rssi: Int?
     /// The update services it advertises: `secure` (Secure DFU), `legacy` (legacy DFU), `smp` (MCUmgr).
     public let services: [String]
+    /// The adapter that saw it, such as `hci0`.
+    public let adapter: String
+
+    init(_ scanned: ScannedDevice, adapter: String) {
+        address = scanned.address.description
+        name = scanned.name
+        rssi = scanned.rssi
+        services = ScannedDevice.DFUService.allCases.filter { scanned.services.contains($0) }.map(\.rawValue)
+        self.adapter = adapter
+    }
 }
 
 /// Finds devices that advertise an update service (Secure DFU, legacy DFU or SMP) through BlueZ: `nrfloader scan`.
@@ -43,10 +53,7 @@ public struct BluetoothScanner: Sendable {
             let chosen = try await client.adapter(named: adapter)
             try await DFUScanner(client: client).scan(adapter: chosen, duration: duration, includeAll: includeAll) {
                 scanned in
-                let device = DiscoveredDevice(
-                    address: scanned.address.description, name: scanned.name, rssi: scanned.rssi,
-                    services: ScannedDevice.DFUService.allCases.filter { scanned.services.contains($0) }.map(\.rawValue)
-                )
+                let device = DiscoveredDevice(scanned, adapter: chosen.interfaceName)
                 found.append(device)
                 onDevice(device)
             }

@@ -35,7 +35,8 @@ extension UpdateTarget {
         do { _ = try BluetoothAddress(parsing: address) } catch {
             throw UpdateError(error, status: .usage)
         }
-        return UpdateTarget(description: address) { firmware, updateOptions, onEvent throws(UpdateError) in
+        return UpdateTarget(description: address, lane: options.adapter ?? "default") {
+            firmware, updateOptions, onEvent throws(UpdateError) in
             try await BluetoothUpdate(address: address, name: nil, options: options, update: updateOptions)
                 .run(firmware, onEvent)
         }
@@ -43,7 +44,8 @@ extension UpdateTarget {
 
     /// The one Bluetooth LE device advertising exactly `name`, searched for through BlueZ (an error if several do).
     public static func bluetooth(name: String, options: BluetoothOptions = BluetoothOptions()) -> UpdateTarget {
-        UpdateTarget(description: "'\(name)'") { firmware, updateOptions, onEvent throws(UpdateError) in
+        UpdateTarget(description: "'\(name)'", lane: options.adapter ?? "default") {
+            firmware, updateOptions, onEvent throws(UpdateError) in
             try await BluetoothUpdate(address: nil, name: name, options: options, update: updateOptions)
                 .run(firmware, onEvent)
         }

@@ -90,7 +90,8 @@ package enum DFUSession {
         }
         return UpdateSummary(
             parts: parts, elapsed: elapsed,
-            json: .event("result", ["parts": .array(json), "elapsed_ms": .int(elapsed.milliseconds)]))
+            json: .event("result", ["parts": .array(json), "elapsed_ms": .int(elapsed.milliseconds)]),
+            detail: .dfu(summary))
     }
 
     /// How the device confirmed a part: the request whose answer did, and what it reported.

@@ -1,30 +1,57 @@
-import DFUController
-import FleetUpload
-
 /// Several updates at once: a production line's station, a test rig, a gateway updating the devices it serves.
 ///
-/// Each update runs in its own task, at most ``maximumConcurrentUpdates`` at a time, in the given order. One device
-/// failing does not stop the others; each ends with its own result. Cancelling the task that runs the fleet cancels
-/// every update in flight (each device is told to abort) and starts no more; those never started end with an
-/// ``UpdateError`` whose status is ``ExitStatus/interrupted``.
+/// Each update runs in its own task, at most ``maximumConcurrentUpdates`` at a time per lane (a target's
+/// ``UpdateTarget/lane``: its Bluetooth adapter, its port), in the given order within a lane. One device failing
+/// does not stop the others; each ends with its own ``Outcome``. Cancelling the task that runs the fleet cancels every
+/// update in flight (each device is told to abort) and starts no more; those never started end as
+/// ``Outcome/notStarted``.
 ///
-/// Devices on one Bluetooth adapter share its radio: for BlueZ targets, 2 to 4 at once per adapter is the useful
-/// range; give targets on other adapters (``UpdateTarget``'s Bluetooth options) to go wider.
+/// Devices on one Bluetooth adapter share its radio: 2 to 4 at once per adapter is the useful range; spread the
+/// devices over adapters to go wider.
 public struct FleetUpdate: Sendable {
-    /// One device's event.
+    /// Something that happened to one device.
     public struct Event: Sendable {
+        /// What happened.
+        public enum Kind: Sendable {
+            /// The device's update started (its turn came).
+            case started
+            /// An event of the device's update.
+            case update(UpdateEvent)
+            /// The device's update ended; every device gets exactly one, the ones never started too.
+            case finished(Outcome)
+        }
+
         /// The update's index in ``FleetUpdate/updates``.
         public let device: Int
         /// What happened.
-        public let event: UpdateEvent
+        public let kind: Kind
+    }
+
+    /// How one device's update ended.
+    public enum Outcome: Sendable {
+        /// The device confirmed the update.
+        case completed(UpdateSummary)
+        /// The update failed.
+        case failed(UpdateError)
+        /// The fleet was cancelled before the device's turn came.
+        case notStarted
+
+        /// The exit status of the device: ``ExitStatus/success``, the error's, or ``ExitStatus/interrupted``.
+        public var exitStatus: ExitStatus {
+            switch self {
+            case .completed: .success
+            case .failed(let error): error.exitStatus
+            case .notStarted: .interrupted
+            }
+        }
     }
 
     /// The updates, one per device.
     public let updates: [FirmwareUpdate]
-    /// The most updates running at once (at least 1).
+    /// The most updates running at once on one lane (at least 1).
     public let maximumConcurrentUpdates: Int
 
-    /// A fleet of `updates`, `maximumConcurrentUpdates` at once.
+    /// A fleet of `updates`, `maximumConcurrentUpdates` at once per lane.
     public init(_ updates: [FirmwareUpdate], maximumConcurrentUpdates: Int = 2) {
         self.updates = updates
         self.maximumConcurrentUpdates = max(1, maximumConcurrentUpdates)
@@ -33,23 +60,44 @@ public struct FleetUpdate: Sendable {
     /// Runs every update, reporting each device's events as they happen.
     ///
     /// - Parameter onEvent: Called with each device's events, from the device's task (so from several tasks at
-    ///   once).
-    /// - Returns: One result per update, in the order of ``updates``.
-    public func run(onEvent: @escaping @Sendable (Event) -> Void = { _ in }) async -> [Result<
-        UpdateSummary, UpdateError
-    >] {
-        let placeholder = BluetoothAddress((0, 0, 0, 0, 0, 0))
-        let devices = updates.indices.map { _ in FleetDevice(address: placeholder, lane: "fleet") }
+    ///   once); ``Event/Kind/finished(_:)`` comes from the task that runs the fleet.
+    /// - Returns: One outcome per update, in the order of ``updates``.
+    public func run(onEvent: @escaping @Sendable (Event) -> Void = { _ in }) async -> [Outcome] {
         let updates = updates
-        let cancelled = UpdateError(UploadFailure(error: .cancelled, deviceWasReached: false))
         return await FleetScheduler.run(
-            devices, parallel: maximumConcurrentUpdates, notStarted: .failure(cancelled),
-            session: { index, _ in
+            lanes: updates.map(\.target.lane), parallel: maximumConcurrentUpdates, notStarted: Outcome.notStarted,
+            session: { index in
+                onEvent(Event(device: index, kind: .started))
                 do throws(UpdateError) {
-                    return .success(try await updates[index].run { onEvent(Event(device: index, event: $0)) })
+                    let summary = try await updates[index].run { onEvent(Event(device: index, kind: .update($0))) }
+                    return .completed(summary)
                 } catch {
-                    return .failure(error)
+                    return .failed(error)
                 }
-            }, finished: { _, _ in })
+            },
+            finished: { index, outcome in onEvent(Event(device: index, kind: .finished(outcome))) })
+    }
+}
+
+extension ExitStatus {
+    /// The statuses of failed devices, most serious first.
+    ///
+    /// An interrupted run says so above all (130); then a bug (70); then what no retry fixes: bad input or firmware
+    /// the devices refuse (65, 66, 64), a device that broke or rejected the protocol (76); then absent devices or
+    /// BlueZ (69), output trouble (73, 74); last what a retry may fix (75).
+    static let severity: [ExitStatus] = [
+        .interrupted, .software, .dataError, .noInput, .usage, .protocolError, .unavailable, .cannotCreate, .ioError,
+        .temporaryFailure,
+    ]
+
+    /// The status of several devices' updates together: ``success`` when all succeeded, else the most serious of
+    /// their statuses (``interrupted`` first, ``temporaryFailure`` last: a retry helps only when nothing worse
+    /// happened), as `nrfloader upload` exits after updating several devices.
+    ///
+    /// - Parameter statuses: Each device's status.
+    /// - Returns: The status of the whole.
+    public static func mostSerious(of statuses: [ExitStatus]) -> ExitStatus {
+        let failed = Set(statuses).subtracting([.success])
+        return severity.first(where: failed.contains) ?? failed.first ?? .success
     }
 }

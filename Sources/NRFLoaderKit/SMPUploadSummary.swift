@@ -62,7 +62,8 @@ package enum SMPUploadSummary {
                 summary: "image \(slot.version) (hash \(lowercaseHex(slot.hash.prefix(8)))…) "
                     + "\(result.outcome.rawValue) by the device: slot \(slot.slot), \(slot.flagsDescription); "
                     + "\(result.bytesUploaded) bytes uploaded")
-            return UpdateSummary(parts: [part], elapsed: elapsed, json: .object(resultMembers(result)))
+            return UpdateSummary(
+                parts: [part], elapsed: elapsed, json: .object(resultMembers(result)), detail: .smp(result))
         }
         let names = Dictionary(input.images.map { ($0.number, $0.name) }, uniquingKeysWith: { first, _ in first })
         var members = resultMembers(result)
@@ -85,7 +86,7 @@ package enum SMPUploadSummary {
                     + "\(image.outcome.rawValue) by the device: slot \(image.slot.slot), "
                     + "\(image.slot.flagsDescription); \(image.bytesUploaded) bytes uploaded")
         }
-        return UpdateSummary(parts: parts, elapsed: elapsed, json: .object(members))
+        return UpdateSummary(parts: parts, elapsed: elapsed, json: .object(members), detail: .smp(result))
     }
 
     /// The result object's members every SMP update has: the (first) image's state and slot, and the session.

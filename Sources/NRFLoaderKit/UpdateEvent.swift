@@ -1,5 +1,6 @@
-import DFUController
+package import DFUController
 package import DFUTargetAdapter
+package import SMP
 
 /// Something that happened during an update: the same events, in the same order, as the JSON Lines that
 /// `nrfloader upload --json` prints, one ``json`` object each.
@@ -178,10 +179,20 @@ public struct UpdateSummary: Sendable {
     public var bytesConfirmed: Int { parts.reduce(0) { $0 + $1.bytesConfirmed } }
     package let json: JSONValue
 
-    package init(parts: [Part], elapsed: Duration, json: JSONValue) {
+    /// What the engine reported, for this package's command line.
+    package enum Detail: Sendable {
+        case dfu(DFUSummary)
+        case smp(SMPUploadResult)
+        case legacySerial
+    }
+
+    package let detail: Detail
+
+    package init(parts: [Part], elapsed: Duration, json: JSONValue, detail: Detail) {
         self.parts = parts
         self.elapsed = elapsed
         self.json = json
+        self.detail = detail
     }
 }
 

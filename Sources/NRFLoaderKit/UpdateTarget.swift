@@ -7,6 +7,10 @@
 public struct UpdateTarget: Sendable, CustomStringConvertible {
     /// The device as events and messages name it before the update resolves it: an address, a name, a port.
     public let description: String
+    /// The shared resource the target's link uses: its Bluetooth adapter (`hci0`), its port, or `sim`.
+    ///
+    /// ``FleetUpdate`` runs at most its ``FleetUpdate/maximumConcurrentUpdates`` at once per lane.
+    public let lane: String
 
     /// Runs an update over this target's transport: emits every event, returns what the device confirmed.
     package typealias Run =
@@ -16,8 +20,9 @@ public struct UpdateTarget: Sendable, CustomStringConvertible {
     package let run: Run
 
     /// A target of a transport module of this package.
-    package init(description: String, run: @escaping Run) {
+    package init(description: String, lane: String, run: @escaping Run) {
         self.description = description
+        self.lane = lane
         self.run = run
     }
 }

@@ -68,7 +68,8 @@ struct LegacySerialUpdate {
                     summary: "part \(index + 1)/\(acknowledged.count): \(item.0.imageType) acknowledged by the device: "
                         + "\(item.1) bytes (legacy serial dfu reports no validation result)")
             }, elapsed: elapsed,
-            json: .event("result", ["parts": .array(json), "elapsed_ms": .int(elapsed.milliseconds)]))
+            json: .event("result", ["parts": .array(json), "elapsed_ms": .int(elapsed.milliseconds)]),
+            detail: .legacySerial)
         onEvent(.result(summary))
         return summary
     }

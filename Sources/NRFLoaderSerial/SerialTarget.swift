@@ -37,7 +37,7 @@ extension UpdateTarget {
     ///   - options: The line settings.
     /// - Returns: The target; the port is opened when an update runs.
     public static func serial(_ port: String, options: SerialPortOptions = SerialPortOptions()) -> UpdateTarget {
-        UpdateTarget(description: port) { firmware, updateOptions, onEvent throws(UpdateError) in
+        UpdateTarget(description: port, lane: port) { firmware, updateOptions, onEvent throws(UpdateError) in
             try await SerialUpdate(port: port, options: options, update: updateOptions).run(firmware, onEvent)
         }
     }

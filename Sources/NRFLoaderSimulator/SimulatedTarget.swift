@@ -1,5 +1,5 @@
 import DFUController
-import DFUSimulator
+package import DFUSimulator
 import FirmwareInput
 import MCUbootImage
 import MCUbootPackage
@@ -52,6 +52,11 @@ public struct SimulatedDeviceOptions: Sendable {
     public var smpParameters: (bufferSize: Int, bufferCount: Int)?
     /// How events name the device (default: the kind's ``SimulatedDeviceKind/targetName``).
     public var name: String?
+    /// nRF5 kinds: the address the device first advertises at, `AA:BB:CC:DD:EE:FF` (default `C0:DE:00:00:00:01`).
+    ///
+    /// A kind that starts in its bootloader gets its application one address below, so that the bootloader is found
+    /// here. Give each device of a fleet its own.
+    public var address: String?
 
     /// A device at real-time pace, without faults.
     public init() {}
@@ -83,6 +88,23 @@ public final class SimulatedTarget: Sendable {
     }
 
     private let state = Mutex<State>(.none)
+    private let deviceAddress: DeviceAddress?
+
+    /// nRF5 kinds: the address the device first advertises at (its bootloader's, for a kind that starts there);
+    /// `nil` for the SMP device, which has no address.
+    public var address: String? {
+        guard let dfuKind = kind.dfuKind else { return nil }
+        return makeDevice(
+            SimulatorSetup.configuration(
+                dfuKind, secure: SecureBootloaderOptions(), legacySoftDevice: nil, faults: FaultPlan()
+            )
+        ).advertisement?.address.description
+    }
+
+    private func makeDevice(_ configuration: SimulatorConfiguration) -> SimulatedDevice {
+        guard let deviceAddress else { return SimulatedDevice(configuration: configuration) }
+        return SimulatedDevice.advertising(configuration, at: deviceAddress)
+    }
 
     /// A simulated device of `kind`.
     ///
@@ -92,6 +114,14 @@ public final class SimulatedTarget: Sendable {
     {
         self.kind = kind
         self.options = options
+        if let address = options.address {
+            guard let parsed = DeviceAddress(address) else {
+                throw UpdateError(OptionError(message: "'\(address)' is not a Bluetooth address"), status: .usage)
+            }
+            deviceAddress = parsed
+        } else {
+            deviceAddress = nil
+        }
         let plan = try faultPlan()
         if kind == .smp {
             for fault in plan.faults {
@@ -104,7 +134,7 @@ public final class SimulatedTarget: Sendable {
 
     /// The target that updates this device.
     public var target: UpdateTarget {
-        UpdateTarget(description: options.name ?? kind.targetName) {
+        UpdateTarget(description: options.name ?? kind.targetName, lane: "sim") {
             firmware, updateOptions, onEvent throws(UpdateError) in
             try await self.update(firmware, updateOptions, onEvent)
         }
@@ -115,14 +145,18 @@ public final class SimulatedTarget: Sendable {
         switch state.withLock({ $0 }) {
         case .none: return []
         case .dfu(let transport):
-            let device = transport.device
-            let names: [(DFUSimulator.FirmwareType, String)] = [
-                (.application, "application"), (.softDevice, "softdevice"), (.bootloader, "bootloader"),
-            ]
-            return names.compactMap { type, name in device.activatedImage(type).map { Image(name: name, bytes: $0) } }
+            return Self.images(of: transport.device)
         case .smp(let transport):
             return transport.device.slots.enumerated().map { Image(name: "slot\($0.offset)", bytes: $0.element) }
         }
+    }
+
+    /// What an nRF5 simulated device activated, one image per component.
+    package static func images(of device: SimulatedDevice) -> [Image] {
+        let names: [(DFUSimulator.FirmwareType, String)] = [
+            (.application, "application"), (.softDevice, "softdevice"), (.bootloader, "bootloader"),
+        ]
+        return names.compactMap { type, name in device.activatedImage(type).map { Image(name: name, bytes: $0) } }
     }
 
     private func faultPlan() throws(UpdateError) -> FaultPlan {
@@ -143,7 +177,7 @@ public final class SimulatedTarget: Sendable {
             return try await updateSMP(firmware, updateOptions, faults: faults, onEvent)
         }
         let input = try UpdateError.wrapping { try firmware.dfuInput(defaultProtocol: nil) }
-        let device = SimulatedDevice(configuration: SimulatorSetup.configuration(dfuKind, for: input, faults: faults))
+        let device = makeDevice(SimulatorSetup.configuration(dfuKind, for: input, faults: faults))
         // One timeout model (issue 23): the simulated link's ATT wait is the response timeout, as BlueZ's is.
         let transport = SimulatedTransport(
             device: device, speed: speed, operationTimeout: updateOptions.dfuConfiguration.responseTimeout)

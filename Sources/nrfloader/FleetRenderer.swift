@@ -1,7 +1,6 @@
 import DFUController
 import DFUTargetAdapter
 import FirmwareInput
-import FleetUpload
 import HexConverter
 import NRFLoaderKit
 import Synchronization
@@ -12,23 +11,33 @@ import Synchronization
 ///
 /// The devices' tasks call it concurrently; every call takes the one lock.
 final class FleetRenderer: Sendable {
+    /// One device as the output names it.
+    struct Device {
+        /// Its address.
+        var label: String
+        /// The name it advertised (`--name REGEX --all`, `--targets-from`), if known.
+        var name: String?
+        /// Its adapter.
+        var lane: String
+    }
+
     /// What one device has done so far.
     struct DeviceState {
         var label: String
         var name: String?
         var lane: String
         var state = "waiting"
-        var report: DFUProgressReport?
+        var report: UpdateProgress?
         /// Bytes of the parts the device already confirmed before the current one.
         var confirmedEarlierParts = 0
-        var outcome: FleetOutcome?
+        var outcome: FleetUpdate.Outcome?
         var status: ExitStatus?
         var message: String?
         var started: ContinuousClock.Instant?
         var elapsed: Duration?
 
         var bytesConfirmed: Int {
-            if case .completed(let summary) = outcome { return summary.parts.reduce(0) { $0 + $1.bytesConfirmed } }
+            if case .completed(let summary) = outcome { return summary.bytesConfirmed }
             return confirmedEarlierParts + (report?.bytesConfirmed ?? 0)
         }
     }
@@ -45,15 +54,11 @@ final class FleetRenderer: Sendable {
     private let started: ContinuousClock.Instant
     private let state: Mutex<State>
 
-    init(mode: UploadRenderer.Mode, input: FirmwareInput, devices: [FleetDevice], labels: [String]) {
+    init(mode: UploadRenderer.Mode, input: FirmwareInput, devices: [Device]) {
         self.mode = mode
         self.input = input
         started = clock.now
-        state = Mutex(
-            State(
-                devices: zip(devices, labels).map { device, label in
-                    DeviceState(label: label, name: device.name, lane: device.lane)
-                }))
+        state = Mutex(State(devices: devices.map { DeviceState(label: $0.label, name: $0.name, lane: $0.lane) }))
     }
 
     /// Announces the run (human modes only: JSON consumers get one `begin` per device).
@@ -66,28 +71,33 @@ final class FleetRenderer: Sendable {
     }
 
     /// Handles one device's event.
-    func handle(_ index: Int, _ event: FleetEvent, status: ExitStatus? = nil, message: String? = nil) {
+    func handle(_ event: FleetUpdate.Event) {
+        let index = event.device
         state.withLock { state in
             let now = clock.now
-            switch event {
+            switch event.kind {
             case .started:
                 state.devices[index].state = "connecting"
                 state.devices[index].started = now
                 if mode == .json { Console.json(begin(state.devices[index])) }
                 if mode == .lines { line(state.devices[index], "started") }
                 draw(&state, force: true)
-            case .session(let session):
-                handleSession(&state, index, session)
+            case .update(let update):
+                handleUpdate(&state, index, update)
             case .finished(let outcome):
                 var device = state.devices[index]
                 device.outcome = outcome
-                device.status = status
-                device.message = message
+                device.status = outcome.exitStatus
                 device.elapsed = device.started.map { $0.duration(to: now) }
                 switch outcome {
-                case .completed: device.state = "done"
-                case .notStarted: device.state = "not started"
-                case .failed, .notOpened: device.state = "failed"
+                case .completed:
+                    device.state = "done"
+                case .notStarted:
+                    device.state = "not started"
+                    device.message = "not started: the run was interrupted"
+                case .failed(let error):
+                    device.state = "failed"
+                    device.message = error.message
                 }
                 state.devices[index] = device
                 finished(device)
@@ -96,27 +106,27 @@ final class FleetRenderer: Sendable {
         }
     }
 
-    private func handleSession(_ state: inout State, _ index: Int, _ session: DFUSessionEvent) {
-        switch session {
+    private func handleUpdate(_ state: inout State, _ index: Int, _ update: UpdateEvent) {
+        switch update {
+        case .begin, .link, .result:
+            // The run's own begin line and each device's result object say these.
+            break
         case .phase(let report):
             if let previous = state.devices[index].report, previous.part < report.part {
                 state.devices[index].confirmedEarlierParts += previous.totalBytes
             }
             state.devices[index].report = report
-            state.devices[index].state = "\(report.phase)"
+            state.devices[index].state = report.phase
             let device = state.devices[index]
             switch mode {
             case .json:
                 Console.json(
                     object(
                         "phase", device,
-                        [
-                            "phase": .string(report.phase.description), "part": .int(report.part),
-                            "parts": .int(report.partCount),
-                        ]))
+                        ["phase": .string(report.phase), "part": .int(report.part), "parts": .int(report.parts)]))
                 Console.json(progress(device, report))
             case .lines:
-                line(device, "part \(report.part)/\(report.partCount): \(report.phase) (\(report.totalBytes) bytes)")
+                line(device, "part \(report.part)/\(report.parts): \(report.phase) (\(report.totalBytes) bytes)")
             case .terminal:
                 draw(&state, force: true)
             case .quiet:
@@ -146,7 +156,8 @@ final class FleetRenderer: Sendable {
         switch mode {
         case .json:
             switch device.outcome {
-            case .completed(let summary):
+            case .completed(let result):
+                guard case .dfu(let summary) = result.detail else { return }
                 // A device's result is a stream event of the run (the run's own verdict is the summary), so it is
                 // printed at once rather than held as the command's result.
                 Console.result(
@@ -179,7 +190,7 @@ final class FleetRenderer: Sendable {
             draw(&state, force: true)
             return state.devices
         }
-        let failed = devices.filter { !($0.outcome?.isCompleted ?? false) }.count
+        let failed = devices.filter { $0.outcome?.exitStatus != .success }.count
         if mode == .json {
             Console.json(
                 .object([
@@ -231,7 +242,7 @@ final class FleetRenderer: Sendable {
         if let name = device.name { line += "  " + name.escapedForTerminal }
         if let report = device.report {
             let percent = report.totalBytes > 0 ? report.bytesConfirmed * 100 / report.totalBytes : 0
-            line += "  part \(report.part)/\(report.partCount)  \(String(percent).leftPadded(to: 3))%"
+            line += "  part \(report.part)/\(report.parts)  \(String(percent).leftPadded(to: 3))%"
             if let rate = report.bytesPerSecond, device.outcome == nil { line += "  \(formatRate(rate))" }
         }
         line += "  " + (device.outcome == nil ? device.state : describe(device))
@@ -246,7 +257,8 @@ final class FleetRenderer: Sendable {
 
     private static func describe(_ device: DeviceState) -> String {
         switch device.outcome {
-        case .completed(let summary):
+        case .completed(let result):
+            guard case .dfu(let summary) = result.detail else { return "confirmed by the device" }
             let parts = summary.parts.map { part in
                 "\(part.imageType) \(part.bytesConfirmed) bytes"
                     + (part.crc32.map { ", CRC-32 \(hex($0, width: 8))" } ?? " (legacy DFU reports no CRC)")
@@ -254,7 +266,7 @@ final class FleetRenderer: Sendable {
             return "confirmed by the device: " + parts.joined(separator: "; ")
         case .notStarted:
             return "not started (interrupted)"
-        case .failed, .notOpened, nil:
+        case .failed, nil:
             return "failed (exit \(device.status?.rawValue ?? 0)): \((device.message ?? "?").escapedForTerminal)"
         }
     }
@@ -263,7 +275,7 @@ final class FleetRenderer: Sendable {
         switch device.outcome {
         case .completed: "completed"
         case .notStarted, nil: "not_started"
-        case .failed, .notOpened: "failed"
+        case .failed: "failed"
         }
     }
 
@@ -282,8 +294,8 @@ final class FleetRenderer: Sendable {
             ])
     }
 
-    private func progress(_ device: DeviceState, _ report: DFUProgressReport) -> JSONValue {
-        object("progress", device, UpdateProgress(report).jsonMembers)
+    private func progress(_ device: DeviceState, _ report: UpdateProgress) -> JSONValue {
+        object("progress", device, report.jsonMembers)
     }
 
     /// An event object about one device: `schema`, `event`, `device`, `name` and `adapter` plus `members`.
@@ -308,7 +320,9 @@ final class FleetRenderer: Sendable {
 
     private static func summaryJSON(_ device: DeviceState) -> JSONValue {
         var parts: JSONValue = .null
-        if case .completed(let summary) = device.outcome { parts = .array(summary.parts.map(json)) }
+        if case .completed(let result) = device.outcome, case .dfu(let summary) = result.detail {
+            parts = .array(summary.parts.map(json))
+        }
         return .object([
             "device": .string(device.label), "name": .optional(device.name) { .string($0) },
             "adapter": .string(device.lane), "status": .string(status(device)),

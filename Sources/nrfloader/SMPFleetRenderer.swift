@@ -1,6 +1,5 @@
 import DFUController
 import DFUTargetAdapter
-import FleetUpload
 import MCUbootImage
 import NRFLoaderKit
 import SMP
@@ -16,12 +15,11 @@ final class SMPFleetRenderer: Sendable {
     private struct Device {
         let address: String
         let lane: String
-        var meter = SMPRateMeter()
         var lastTenth = -1
         var startedAt: Duration?
         var elapsed: Duration?
         var bytesUploaded = 0
-        var outcome: SMPFleetOutcome?
+        var outcome: FleetUpdate.Outcome?
     }
 
     private let mode: UploadRenderer.Mode
@@ -30,11 +28,11 @@ final class SMPFleetRenderer: Sendable {
     private let started: ContinuousClock.Instant
     private let devices: Mutex<[Device]>
 
-    init(mode: UploadRenderer.Mode, image: MCUbootImage, devices: [FleetDevice]) {
+    init(mode: UploadRenderer.Mode, image: MCUbootImage, devices: [(address: String, lane: String)]) {
         self.mode = mode
         self.image = image
         started = clock.now
-        self.devices = Mutex(devices.map { Device(address: $0.address.description, lane: $0.lane) })
+        self.devices = Mutex(devices.map { Device(address: $0.address, lane: $0.lane) })
     }
 
     func begin(parallel: Int) {
@@ -45,10 +43,11 @@ final class SMPFleetRenderer: Sendable {
                 + "bytes) to \(count) devices over SMP, up to \(parallel) at once per adapter")
     }
 
-    func handle(_ index: Int, _ event: SMPFleetEvent) {
+    func handle(_ event: FleetUpdate.Event) {
+        let index = event.device
         let now = started.duration(to: clock.now)
         devices.withLock { devices in
-            switch event {
+            switch event.kind {
             case .started:
                 devices[index].startedAt = now
                 if mode == .json {
@@ -61,25 +60,23 @@ final class SMPFleetRenderer: Sendable {
                                 "hash": .string(lowercaseHex(image.storedHash ?? [])),
                             ]))
                 }
-            case .progress(let progress, let elapsed):
-                devices[index].bytesUploaded = progress.bytesConfirmed
-                switch devices[index].meter.report(progress, at: elapsed) {
-                case .phase(let report):
-                    if mode == .json {
-                        Console.json(object("phase", devices[index], UpdateProgress(report).jsonMembers))
-                    } else {
-                        line(devices[index], report.phase.description)
-                    }
-                case .progress(let report):
-                    let tenth = report.totalBytes > 0 ? report.bytesConfirmed * 10 / report.totalBytes : 0
-                    guard mode == .json, tenth > devices[index].lastTenth else { return }
-                    devices[index].lastTenth = tenth
-                    Console.json(object("progress", devices[index], UpdateProgress(report).jsonMembers))
-                case .log(let text):
-                    if mode == .json { Console.json(object("log", devices[index], ["message": .string(text)])) }
+            case .update(.phase(let report)):
+                devices[index].bytesUploaded = report.bytesConfirmed
+                if mode == .json {
+                    Console.json(object("phase", devices[index], report.jsonMembers))
+                } else {
+                    line(devices[index], report.phase)
                 }
-            case .log(let text):
+            case .update(.progress(let report)):
+                devices[index].bytesUploaded = report.bytesConfirmed
+                let tenth = report.totalBytes > 0 ? report.bytesConfirmed * 10 / report.totalBytes : 0
+                guard mode == .json, tenth > devices[index].lastTenth else { return }
+                devices[index].lastTenth = tenth
+                Console.json(object("progress", devices[index], report.jsonMembers))
+            case .update(.log(let text)):
                 if mode == .json { Console.json(object("log", devices[index], ["message": .string(text)])) }
+            case .update:
+                break
             case .finished(let outcome):
                 devices[index].outcome = outcome
                 devices[index].elapsed = devices[index].startedAt.map { now - $0 }
@@ -119,7 +116,8 @@ final class SMPFleetRenderer: Sendable {
 
     private func finished(_ device: Device) {
         switch (mode, device.outcome) {
-        case (.json, .completed(let result)?):
+        case (.json, .completed(let summary)?):
+            guard case .smp(let result) = summary.detail else { return }
             // A device's result is an event of the run (the summary is the run's verdict): printed at once.
             Console.result(
                 object(
@@ -169,8 +167,8 @@ final class SMPFleetRenderer: Sendable {
 
     private static func status(_ device: Device) -> String {
         switch device.outcome {
-        case .completed(let result)?: result.outcome.rawValue
-        case .failed?, .notOpened?: "failed"
+        case .completed(let summary)?: Self.result(summary)?.outcome.rawValue ?? "completed"
+        case .failed?: "failed"
         case .notStarted?: "not started"
         case nil: "waiting"
         }
@@ -179,13 +177,19 @@ final class SMPFleetRenderer: Sendable {
     /// What the device shows (completed) or why it failed; the device's version string escaped by the caller.
     private static func message(_ device: Device) -> String? {
         switch device.outcome {
-        case .completed(let result)?:
-            "image \(result.slot.version) in slot \(result.slot.slot), \(result.slot.flagsDescription)"
-        case .failed(let failure)?: failure.description
-        case .notOpened(let reason, _)?: reason
+        case .completed(let summary)?:
+            Self.result(summary).map {
+                "image \($0.slot.version) in slot \($0.slot.slot), \($0.slot.flagsDescription)"
+            }
+        case .failed(let error)?: error.message
         case .notStarted?: "not started: the run was interrupted"
         case nil: nil
         }
+    }
+
+    private static func result(_ summary: UpdateSummary) -> SMPUploadResult? {
+        if case .smp(let result) = summary.detail { return result }
+        return nil
     }
 
     private static func summaryJSON(_ device: Device) -> JSONValue {

@@ -203,7 +203,7 @@ struct SimulateSerialCommand: ParsableCommand {
         let vanished = try terminal.run { state in
             stop.isRaised || exitAfter.map { state.activations >= $0 } ?? false
         }
-        try images?.saveActivatedImages(of: terminal.state.device)
+        try images?.save(SimulatedTarget.images(of: terminal.state.device))
         if let transcript {
             let state = terminal.state
             var lines = state.transcript

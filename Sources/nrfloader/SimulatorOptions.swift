@@ -35,12 +35,6 @@ struct SimulatorOptions: ParsableArguments {
         }
     }
 
-    /// The simulated device for `kind`, set up to accept `input` (its hardware version and SoftDevice).
-    func device(_ kind: SimulatedTargetKind, for input: FirmwareInput) throws -> SimulatedDevice {
-        let faults = try SimulatorSetup.faultPlan(simFault, seed: simSeed)
-        return SimulatedDevice(configuration: SimulatorSetup.configuration(kind, for: input, faults: faults))
-    }
-
     /// `--sim-speed`, `--sim-fault`, `--sim-seed` as the library takes them.
     var deviceOptions: SimulatedDeviceOptions {
         var options = SimulatedDeviceOptions()
@@ -50,9 +44,16 @@ struct SimulatorOptions: ParsableArguments {
         return options
     }
 
-    /// Writes each image of a simulated device to `--sim-save-images`, each whole or not at all.
-    func save(_ images: [SimulatedTarget.Image]) throws {
-        guard let directory = simSaveImages else { return }
+    /// Writes each image of a simulated device to `--sim-save-images`, each whole or not at all; with `folder` (one
+    /// device of a fleet), into that folder of it.
+    func save(_ images: [SimulatedTarget.Image], folder: String? = nil) throws {
+        guard var directory = simSaveImages else { return }
+        if let folder {
+            directory += "/" + folder
+            if mkdir(directory, 0o755) != 0, errno != EEXIST {
+                throw ToolError.cannotCreateOutput(path: directory, reason: InputFile.describeErrno())
+            }
+        }
         for image in images {
             let output = try OutputFile(path: directory + "/" + image.name + ".bin")
             try output.write(image.bytes)
@@ -64,28 +65,6 @@ struct SimulatorOptions: ParsableArguments {
     /// sent (a single upload and a fleet alike).
     func checkImageDirectory() throws {
         if let directory = simSaveImages { try SimulatorSetup.makeImageDirectory(directory) }
-    }
-
-    /// Writes what `device` activated to `--sim-save-images`, one file per component (each whole or not at all);
-    /// with `folder` (one device of a fleet), into that folder of it, created only when the device activated
-    /// something.
-    func saveActivatedImages(of device: SimulatedDevice, folder: String? = nil) throws {
-        guard var directory = simSaveImages else { return }
-        let names: [(DFUSimulator.FirmwareType, String)] = [
-            (.application, "application"), (.softDevice, "softdevice"), (.bootloader, "bootloader"),
-        ]
-        let images = names.compactMap { type, name in device.activatedImage(type).map { (name, $0) } }
-        if let folder, !images.isEmpty {
-            directory += "/" + folder
-            if mkdir(directory, 0o755) != 0, errno != EEXIST {
-                throw ToolError.cannotCreateOutput(path: directory, reason: InputFile.describeErrno())
-            }
-        }
-        for (name, image) in images {
-            let output = try OutputFile(path: directory + "/" + name + ".bin")
-            try output.write(image)
-            try output.commit()
-        }
     }
 
 }

@@ -6,8 +6,8 @@ import DFUController
 import DFUSimulator
 import DFUTargetAdapter
 import FirmwareInput
-import FleetUpload
 import FoundationEssentials
+import NRFLoaderBlueZ
 import NRFLoaderKit
 import NRFLoaderSimulator
 import Synchronization
@@ -85,11 +85,14 @@ extension UploadCommand {
     /// A bad `--targets-from` list is a ``FleetTargetListError``: exit 64 as a validation error would, without
     /// ArgumentParser's usage lines (the list is read after the input).
     func runFleet() async throws {
+        // The input first: a bad file fails before any device work.
+        let firmware = try Firmware(input, options: firmwareOptions)
+        let input = try firmware.dfuInput(defaultProtocol: nil)
         let kinds = try targets.compactMap(Self.simulatedKind)
         if !kinds.isEmpty {
-            try await runSimulatedFleet(kinds)
+            try await runSimulatedFleet(firmware, input, kinds: kinds)
         } else {
-            try await runBluetoothFleet()
+            try await runBluetoothFleet(firmware, input)
         }
     }
 
@@ -97,59 +100,47 @@ extension UploadCommand {
 
     /// The address of the `index`th (0-based) simulated device: C0:DE:00:00:01:01, C0:DE:00:00:02:01, …, so that
     /// devices can be told apart (and their bootloaders at address + 1 never collide).
-    private static func simulatedAddress(_ index: Int) -> DeviceAddress {
-        DeviceAddress(bytes: [
-            0xC0, 0xDE, 0x00, UInt8(truncatingIfNeeded: (index + 1) >> 8),
-            UInt8(truncatingIfNeeded: index + 1), 0x01,
-        ])
+    private static func simulatedAddress(_ index: Int) -> String {
+        "C0:DE:00:" + hex2((index + 1) >> 8) + ":" + hex2(index + 1) + ":01"
     }
 
-    private func runSimulatedFleet(_ kinds: [SimulatedTargetKind]) async throws {
-        let firmware = try loadInput(defaultProtocol: nil)
-        try initPacketOptions.verifySignatures(of: firmware)
+    private static func hex2(_ value: Int) -> String {
+        let digits = Array("0123456789ABCDEF")
+        return String([digits[(value >> 4) & 0xF], digits[value & 0xF]])
+    }
+
+    private func runSimulatedFleet(_ firmware: Firmware, _ input: FirmwareInput, kinds: [SimulatedTargetKind])
+        async throws
+    {
         try simulatorOptions.checkImageDirectory()
-        var simulated: [SimulatedDevice] = []
+        var simulated: [SimulatedTarget] = []
         for (index, kind) in kinds.enumerated() {
             let own = try fleetOptions.simFaultOn.map(FleetOptions.parseFaultOn).filter { $0.device == index + 1 }
-            let faults = try SimulatorSetup.faultPlan(
-                simulatorOptions.simFault + own.map(\.fault), seed: simulatorOptions.simSeed)
-            let configuration = SimulatorSetup.configuration(kind, for: firmware, faults: faults)
-            simulated.append(SimulatedDevice.advertising(configuration, at: Self.simulatedAddress(index)))
+            var options = simulatorOptions.deviceOptions
+            options.faults += own.map(\.fault)
+            options.address = Self.simulatedAddress(index)
+            simulated.append(
+                try SimulatedTarget(SimulatedDeviceKind(rawValue: kind.rawValue) ?? .secure, options: options))
         }
-        var devices: [FleetDevice] = []
-        for device in simulated {
-            guard let advertised = device.advertisement else {
-                throw ValidationError("a simulated device does not advertise")
+        let labels = simulated.map { $0.address ?? "" }
+        let devices = simulated.map { FleetRenderer.Device(label: $0.address ?? "", name: nil, lane: "sim") }
+        let outcomes = await runFleet(
+            input, devices: devices,
+            updates: simulated.map { device in
+                FirmwareUpdate(firmware: firmware, target: device.target, options: updateOptions)
             }
-            devices.append(FleetDevice(address: try BluetoothAddress(parsing: "\(advertised.address)"), lane: "sim"))
-        }
-        let speed = simulatorOptions.simSpeed > 0 ? simulatorOptions.simSpeed : nil
-        let transports = SimulatedTransports()
-        let simulatedDevices = simulated
-        let operationTimeout = engineOptions.configuration.responseTimeout
-        let outcomes = await runFleet(firmware, devices: devices) { index, _ in
-            let transport = SimulatedTransport(
-                device: simulatedDevices[index], speed: speed, operationTimeout: operationTimeout)
-            transports.store(transport, at: index)
-            return transport
-        }
-        for (index, device) in devices.enumerated() {
-            guard let transport = transports.transport(at: index) else { continue }
-            try simulatorOptions.saveActivatedImages(of: transport.device, folder: Self.directoryName(device.address))
+        ) { fleet, onEvent in await fleet.run(onEvent: onEvent) }
+        for (device, label) in zip(simulated, labels) {
+            let images = device.images
+            guard !images.isEmpty else { continue }
+            try simulatorOptions.save(images, folder: label.split(separator: ":").joined(separator: "-"))
         }
         try finishFleet(outcomes)
     }
 
-    /// `C0-DE-00-00-01-01`: an address as a directory name.
-    private static func directoryName(_ address: BluetoothAddress) -> String {
-        address.description.split(separator: ":").joined(separator: "-")
-    }
-
     // MARK: BlueZ
 
-    private func runBluetoothFleet() async throws {
-        let firmware = try loadInput(defaultProtocol: nil)
-        try initPacketOptions.verifySignatures(of: firmware)
+    private func runBluetoothFleet(_ firmware: Firmware, _ input: FirmwareInput) async throws {
         var listed: [FleetTargetList.Entry] = []
         for target in targets { listed.append(.init(address: try BluetoothAddress(parsing: target), name: nil)) }
         if let file = fleetOptions.targetsFrom {
@@ -158,186 +149,60 @@ extension UploadCommand {
                 listed.append(entry)
             }
         }
-        let client = try await BlueZClient.connect()
-        var chosen: [AdapterInfo] = []
-        for name in adapters.isEmpty ? [nil] : adapters.map(Optional.some) {
-            let adapter = try await client.adapter(named: name)
-            if !chosen.contains(where: { $0.path == adapter.path }) { chosen.append(adapter) }
-        }
+        let bluetooth = try await BluetoothFleet.open(adapters: adapters)
         // Devices given by address are spread over the adapters in turn; devices found by name stay on the
         // adapter that saw them.
         var devices = listed.enumerated().map { index, entry in
-            FleetDevice(address: entry.address, name: entry.name, lane: chosen[index % chosen.count].interfaceName)
+            FleetRenderer.Device(
+                label: entry.address.description, name: entry.name,
+                lane: bluetooth.adapters[index % bluetooth.adapters.count])
         }
         if let name {
-            for found in try await scan(matching: name, client: client, adapters: chosen)
-            where !devices.contains(where: { $0.address == found.address }) {
-                devices.append(found)
+            for found in try await bluetooth.devices(
+                matching: name, within: .seconds(engineOptions.timeout ?? 15), count: fleetOptions.count)
+            where !devices.contains(where: { $0.label == found.address }) {
+                devices.append(FleetRenderer.Device(label: found.address, name: found.name, lane: found.adapter))
             }
         }
-        let transportOptions = bluetoothOptions
-        let adapterList = chosen
-        let adapterByLane = Dictionary(chosen.map { ($0.interfaceName, $0) }, uniquingKeysWith: { first, _ in first })
-        let scan = try await SharedDiscovery.start(on: chosen)
-        let outcomes = await runFleet(firmware, devices: devices) { _, device in
-            // One transport per device on the one shared client (and its one D-Bus connection).
-            try await BlueZGATTTransport.open(
-                client: client, adapter: adapterByLane[device.lane] ?? adapterList[0], options: transportOptions)
+        let updates = try devices.map { device in
+            FirmwareUpdate(
+                firmware: firmware,
+                target: try bluetooth.target(
+                    address: device.label, adapter: device.lane, options: bluetoothTargetOptions),
+                options: updateOptions)
         }
-        await scan.stop()
+        let outcomes = await runFleet(input, devices: devices, updates: updates) { fleet, onEvent in
+            (try? await bluetooth.run(fleet, onEvent: onEvent)) ?? []
+        }
         try finishFleet(outcomes)
-    }
-
-    /// Every device whose advertised name matches `pattern`, scanning all adapters at once in 1-second rounds for
-    /// `--timeout` seconds (default 15), or until `--count` are found.
-    private func scan(matching pattern: String, client: BlueZClient, adapters: [AdapterInfo]) async throws
-        -> [FleetDevice]
-    {
-        let limit = engineOptions.timeout ?? 15
-        let wanted = fleetOptions.count ?? Int.max
-        let started = ContinuousClock.now
-        var found: [FleetDevice] = []
-        repeat {
-            try await withThrowingTaskGroup(of: [FleetDevice].self) { group in
-                for adapter in adapters {
-                    group.addTask {
-                        let regex = try Regex(pattern)
-                        var matches: [FleetDevice] = []
-                        try await DFUScanner(client: client).scan(
-                            adapter: adapter, duration: .seconds(1), includeAll: true
-                        ) { device in
-                            guard let name = device.name, (try? regex.firstMatch(in: name)) != nil else { return }
-                            matches.append(
-                                FleetDevice(address: device.address, name: name, lane: adapter.interfaceName))
-                        }
-                        return matches
-                    }
-                }
-                for try await matches in group {
-                    for device in matches where !found.contains(where: { $0.address == device.address }) {
-                        found.append(device)
-                    }
-                }
-            }
-        } while found.count < wanted && started.duration(to: .now) < .seconds(limit)
-        guard !found.isEmpty else {
-            throw ToolError.deviceNameNotFound(
-                name: pattern, adapter: adapters.map(\.interfaceName).joined(separator: ","), seconds: limit)
-        }
-        return Array(found.prefix(wanted))
     }
 
     // MARK: Running and ending
 
     /// Runs every device's update with the renderer attached; Ctrl-C cancels them all.
-    private func runFleet<Transport: GATTTransport>(
-        _ firmware: FirmwareInput, devices: [FleetDevice],
-        makeTransport: @escaping FleetUpload<Transport>.TransportFactory
-    ) async -> [FleetOutcome] {
-        let mode: UploadRenderer.Mode =
-            outputOptions.json
-            ? .json
-            : outputOptions.quiet ? .quiet : Console.isTerminal(2) && !Console.isDumbTerminal ? .terminal : .lines
+    private func runFleet(
+        _ input: FirmwareInput, devices: [FleetRenderer.Device], updates: [FirmwareUpdate],
+        run:
+            @escaping @Sendable (FleetUpdate, @escaping @Sendable (FleetUpdate.Event) -> Void) async
+            -> [FleetUpdate.Outcome]
+    ) async -> [FleetUpdate.Outcome] {
         let parallel = fleetOptions.parallel ?? FleetOptions.defaultParallel
-        let renderer = FleetRenderer(
-            mode: mode, input: firmware, devices: devices, labels: devices.map(\.address.description))
-        let fleet = FleetUpload(
-            devices: devices, firmware: firmware.firmware, configuration: engineOptions.configuration,
-            parallel: parallel, makeTransport: makeTransport)
+        let renderer = FleetRenderer(mode: renderMode, input: input, devices: devices)
+        let fleet = FleetUpdate(updates, maximumConcurrentUpdates: parallel)
         renderer.begin(parallel: parallel)
-        let run = Task {
-            await fleet.run { index, event in
-                if case .finished(let outcome) = event {
-                    let (status, message) = Self.status(of: outcome)
-                    renderer.handle(index, event, status: status, message: message)
-                } else {
-                    renderer.handle(index, event)
-                }
-            }
-        }
-        Interrupts.onFirstInterrupt { run.cancel() }
-        let outcomes = await run.value
-        renderer.summary(exitStatus: Self.fleetStatus(outcomes))
+        let task = Task { await run(fleet) { renderer.handle($0) } }
+        Interrupts.onFirstInterrupt { task.cancel() }
+        let outcomes = await task.value
+        renderer.summary(exitStatus: ExitStatus.mostSerious(of: outcomes.map(\.exitStatus)))
         return outcomes
     }
 
     /// Ends the command: exit 0 when every device confirmed the update, otherwise the most serious status.
-    private func finishFleet(_ outcomes: [FleetOutcome]) throws {
-        let status = Self.fleetStatus(outcomes)
+    func finishFleet(_ outcomes: [FleetUpdate.Outcome]) throws {
+        let status = ExitStatus.mostSerious(of: outcomes.map(\.exitStatus))
         guard status != .success else { return }
-        let failed = outcomes.filter { !$0.isCompleted }.count
+        let failed = outcomes.filter { $0.exitStatus != .success }.count
         Console.note("Error: \(failed) of \(outcomes.count) devices were not updated (see the summary)")
         Glibc.exit(status.rawValue)
-    }
-
-    /// A device's exit status and the one-line reason, `nil` for success.
-    static func status(of outcome: FleetOutcome) -> (ExitStatus, String?) {
-        switch outcome {
-        case .completed:
-            return (.success, nil)
-        case .failed(let error, let deviceWasReached):
-            let failure = UploadFailure(error: error, deviceWasReached: deviceWasReached)
-            return (failure.exitStatus, failure.description)
-        case .notOpened(let error):
-            return (ExitStatus(for: error), "\(error)")
-        case .notStarted:
-            return (.interrupted, "not started: the run was interrupted")
-        }
-    }
-
-    /// The statuses of failed devices, most serious first: the run's exit status is the first one present.
-    ///
-    /// An interrupted run says so above all (130); then a bug (70); then what no retry fixes: bad input or
-    /// firmware the devices refuse (65, 66, 64), a device that broke or rejected the protocol (76); then absent
-    /// devices or BlueZ (69), output trouble (73, 74); last what a retry may fix (75).
-    static let severity: [ExitStatus] = [
-        .interrupted, .software, .dataError, .noInput, .usage, .protocolError, .unavailable, .cannotCreate, .ioError,
-        .temporaryFailure,
-    ]
-
-    static func fleetStatus(_ outcomes: [FleetOutcome]) -> ExitStatus {
-        let statuses = Set(outcomes.map { status(of: $0).0 }).subtracting([.success])
-        return severity.first(where: statuses.contains) ?? statuses.first ?? .success
-    }
-}
-
-/// The simulator transports of a run, kept to read the devices' images afterwards.
-private final class SimulatedTransports: Sendable {
-    private let transports = Mutex<[Int: SimulatedTransport]>([:])
-
-    func store(_ transport: SimulatedTransport, at index: Int) {
-        transports.withLock { $0[index] = transport }
-    }
-
-    func transport(at index: Int) -> SimulatedTransport? {
-        transports.withLock { $0[index] }
-    }
-}
-
-/// One discovery session per adapter that lasts the whole run, held on a D-Bus connection of its own.
-///
-/// Each transport starts discovery when it looks for its device and stops it once found. BlueZ keeps one discovery
-/// session per D-Bus client, and all transports share one client: the first device found would stop the scan the
-/// others still wait on. A session held by another client keeps the adapter scanning until the run ends (BlueZ
-/// scans while any client asks), and its sightings reach every transport as signals.
-private struct SharedDiscovery {
-    let client: BlueZClient
-    let adapters: [AdapterInfo]
-
-    static func start(on adapters: [AdapterInfo]) async throws -> SharedDiscovery {
-        let client = try await BlueZClient.connect()
-        for adapter in adapters {
-            do {
-                try await client.startDiscovery(on: adapter)
-            } catch .inProgress {
-                // Already scanning for this client.
-            }
-        }
-        return SharedDiscovery(client: client, adapters: adapters)
-    }
-
-    func stop() async {
-        for adapter in adapters { try? await client.stopDiscovery(on: adapter) }
-        client.connection.close()
     }
 }

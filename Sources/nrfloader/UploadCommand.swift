@@ -99,7 +99,7 @@ struct UploadCommand: AsyncParsableCommand {
 
     func run() async throws {
         if isFleet {
-            if let image = try mcubootFleetInput() { return try await runSMPFleet(image) }
+            if let (firmware, image) = try mcubootFleetInput() { return try await runSMPFleet(firmware, image: image) }
             return try await runFleet()
         }
         // The input first, read once (standard input can be read once only): a bad file fails before any device
