@@ -264,6 +264,9 @@ let package = Package(
             name: "MCUbootPackageTests", dependencies: ["MCUbootPackage", "MCUbootImage", "TestSupport"],
             swiftSettings: strictSwift6),
         .testTarget(
+            name: "NRFLoaderKitTests", dependencies: ["NRFLoaderKit", "NRFLoaderSimulator", "TestSupport"],
+            swiftSettings: strictSwift6),
+        .testTarget(
             name: "CLITests",
             dependencies: ["TestSupport", "Checksums", "DFUPackage", "SMP"],
             swiftSettings: strictSwift6
