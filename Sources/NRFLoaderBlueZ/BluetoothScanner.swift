@@ -40,26 +40,38 @@ public struct BluetoothScanner: Sendable {
     /// - Parameters:
     ///   - duration: How long to scan.
     ///   - includeAll: Whether to report devices without an update service too.
+    ///   - minimumRSSI: Report only devices at least this strong, in dBm.
     ///   - onDevice: Called for each new device, once per address.
-    /// - Returns: The devices, in the order they were first seen.
-    /// - Throws: `UpdateError` with `ExitStatus/unavailable` when BlueZ or the adapter is missing.
+    /// - Returns: The adapter used and the devices, in the order they were first seen.
+    /// - Throws: `UpdateError` with status 69 (`unavailable`) when BlueZ or the adapter is missing.
     @discardableResult
     public func scan(
-        for duration: Duration, includeAll: Bool = false, onDevice: (DiscoveredDevice) -> Void = { _ in }
-    ) async throws(UpdateError) -> [DiscoveredDevice] {
+        for duration: Duration, includeAll: Bool = false, minimumRSSI: Int? = nil,
+        onDevice: (DiscoveredDevice) -> Void = { _ in }
+    ) async throws(UpdateError) -> BluetoothScan {
         var found: [DiscoveredDevice] = []
         do {
             let client = try await BlueZClient.connect()
             let chosen = try await client.adapter(named: adapter)
-            try await DFUScanner(client: client).scan(adapter: chosen, duration: duration, includeAll: includeAll) {
-                scanned in
+            try await DFUScanner(client: client).scan(
+                adapter: chosen, duration: duration, includeAll: includeAll,
+                minimumRSSI: minimumRSSI.map { Int16(clamping: $0) }
+            ) { scanned in
                 let device = DiscoveredDevice(scanned, adapter: chosen.interfaceName)
                 found.append(device)
                 onDevice(device)
             }
+            return BluetoothScan(adapter: chosen.interfaceName, devices: found)
         } catch {
             throw UpdateError(error, status: .unavailable)
         }
-        return found
     }
+}
+
+/// What a scan found.
+public struct BluetoothScan: Sendable {
+    /// The adapter that scanned, such as `hci0`.
+    public let adapter: String
+    /// The devices, in the order they were first seen, each once.
+    public let devices: [DiscoveredDevice]
 }

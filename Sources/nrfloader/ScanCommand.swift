@@ -1,8 +1,6 @@
 import ArgumentParser
-import BlueZ
-import BlueZTransport
-import DBus
 import DFUController
+import NRFLoaderBlueZ
 import NRFLoaderKit
 
 /// `nrfloader scan`: devices advertising a DFU or SMP service, through BlueZ.
@@ -55,13 +53,11 @@ struct ScanCommand: AsyncParsableCommand {
 
     func run() async throws {
         if serial { return SerialScan.run(outputOptions) }
-        let client = try await BlueZClient.connect()
-        let chosen = try await client.adapter(named: adapter)
         let pattern = try name.map { try Regex($0) }
-        let wanted = try address.map { try BluetoothAddress(parsing: $0) }
-        var found: [ScannedDevice] = []
-        try await DFUScanner(client: client).scan(
-            adapter: chosen, duration: .seconds(timeout), includeAll: all, minimumRSSI: rssi
+        let wanted = try address.map { try BluetoothAddress(parsing: $0).description }
+        var found: [DiscoveredDevice] = []
+        let scan = try await BluetoothScanner(adapter: adapter).scan(
+            for: .seconds(timeout), includeAll: all, minimumRSSI: rssi.map(Int.init)
         ) { device in
             if let wanted, device.address != wanted { return }
             if let pattern, (try? pattern.firstMatch(in: device.name ?? "")) == nil { return }
@@ -72,33 +68,27 @@ struct ScanCommand: AsyncParsableCommand {
             Console.json(
                 .object([
                     "schema": .int(JSONValue.schemaVersion), "devices": .int(found.count),
-                    "adapter": .string(chosen.interfaceName), "seconds": .int(timeout),
+                    "adapter": .string(scan.adapter), "seconds": .int(timeout),
                 ]))
             return
         }
         let rows = found.map { device in
             [
-                device.address.description, device.name ?? "-", device.rssi.map { String($0) } ?? "-",
-                device.services.map(\.rawValue).sorted().joined(separator: ",").nonEmpty ?? "-",
+                device.address, device.name ?? "-", device.rssi.map { String($0) } ?? "-",
+                device.services.isEmpty ? "-" : device.services.sorted().joined(separator: ","),
             ]
         }
         Console.result(table([["ADDRESS", "NAME", "RSSI", "DFU"]] + rows, rightAligned: [2]))
         if !outputOptions.quiet {
-            Console.note(
-                "\(found.count) device\(found.count == 1 ? "" : "s") found in \(timeout) s on \(chosen.interfaceName)")
+            Console.note("\(found.count) device\(found.count == 1 ? "" : "s") found in \(timeout) s on \(scan.adapter)")
         }
     }
 
-    private static func json(_ device: ScannedDevice) -> JSONValue {
+    private static func json(_ device: DiscoveredDevice) -> JSONValue {
         .object([
-            "schema": .int(JSONValue.schemaVersion), "event": .string("device"),
-            "address": .string(device.address.description),
+            "schema": .int(JSONValue.schemaVersion), "event": .string("device"), "address": .string(device.address),
             "name": .optional(device.name) { .string($0) }, "rssi": .optional(device.rssi) { .int($0) },
-            "dfu": .array(device.services.map(\.rawValue).sorted().map { .string($0) }),
+            "dfu": .array(device.services.sorted().map { .string($0) }),
         ])
     }
-}
-
-extension String {
-    fileprivate var nonEmpty: String? { isEmpty ? nil : self }
 }

@@ -1,10 +1,9 @@
+import Foundation
 import NRFLoaderKit
 import NRFLoaderSimulator
+import Synchronization
 import TestSupport
 import Testing
-
-import Foundation
-import Synchronization
 
 /// The library as a program outside the package uses it: only public API.
 @Suite("NRFLoaderKit, as a program uses it")
@@ -52,7 +51,8 @@ struct LibraryTests {
     @Test("events as an asynchronous sequence: begin first, result last")
     func eventSequence() async throws {
         let update = FirmwareUpdate(
-            firmware: try Firmware("selftest-nrf52840dk-mcuboot"), target: try .simulated(.smp, options: Self.fastDevice))
+            firmware: try Firmware("selftest-nrf52840dk-mcuboot"),
+            target: try .simulated(.smp, options: Self.fastDevice))
         var kinds: [String] = []
         for try await event in update.events {
             switch event {
@@ -160,7 +160,8 @@ struct LibraryTests {
     @Test("the catalog lists what Firmware loads by id")
     func catalog() throws {
         let items = try CatalogItem.all()
-        #expect(items.contains { $0.id == "blinky-pca10040" && $0.protocols == ["secure", "legacy"] && $0.size == 604 })
+        #expect(
+            items.contains { $0.id == "blinky-pca10040" && $0.protocols == ["secure", "legacy"] && $0.size == 604 })
         #expect(items.contains { $0.id == "selftest-nrf52840dk-mcuboot" && $0.protocols == ["smp"] })
         for item in items { #expect(try Firmware(item.id).name == item.id) }
     }
