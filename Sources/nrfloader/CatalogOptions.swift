@@ -1,6 +1,5 @@
 import ArgumentParser
 import Catalog
-import FoundationEssentials
 import NRFLoaderKit
 
 /// `--catalog` and `--catalog-replace`: the embedded catalog plus a user's own.
@@ -17,24 +16,6 @@ struct CatalogOptions: ParsableArguments {
 
     /// The embedded catalog, with the user's catalog added.
     func load() throws -> FirmwareCatalog {
-        var firmware = try FirmwareCatalog.embedded()
-        guard let catalog else { return firmware }
-        let text = try InputFile(path: catalog).readAll()
-        let folder = URL(fileURLWithPath: catalog).deletingLastPathComponent()
-        try firmware.add(catalog: text, source: catalog, replacing: catalogReplace) { path in
-            let imagePath = folder.appendingPathComponent(path).path
-            do {
-                return try InputFile(path: imagePath).readAll()
-            } catch let error as ToolError {
-                throw ImageReadFailure(reason: error.reason)
-            }
-        }
-        return firmware
+        try FirmwareCatalogLoader.load(file: catalog, replacing: catalogReplace)
     }
-}
-
-/// Why an image named by a user catalog could not be read, as the catalog error's reason.
-private struct ImageReadFailure: Error, CustomStringConvertible {
-    var reason: String
-    var description: String { reason }
 }

@@ -1,10 +1,5 @@
 import ArgumentParser
-import Catalog
 import DFUController
-import DFUPackage
-import DFUSigning
-import FirmwareInput
-import FoundationEssentials
 import NRFLoaderKit
 
 /// Init packet fields for `.hex`, `.bin` and catalog inputs (packages bring their own).
@@ -46,37 +41,6 @@ struct InitPacketOptions: ParsableArguments {
         options.verificationKeyFile = verifyKey
         return options
     }
-
-    /// The generation options; without `--dfu`, `defaultProtocol` (`nil`: both, the device's protocol decides).
-    func generationOptions(defaultProtocol: FirmwareInput.ProtocolFamily?) throws -> FirmwareInput.GenerationOptions {
-        var options = FirmwareInput.GenerationOptions()
-        options.protocolFamily = dfu?.family ?? defaultProtocol
-        options.softdeviceRequired = softdeviceRequired?.ids
-        options.hardwareVersion = hwVersion
-        options.firmwareVersion = fwVersion
-        options.deviceType = devType
-        options.deviceRevision = devRevision
-        if let key {
-            let text = String(decoding: try InputFile(path: key).readAll(), as: UTF8.self)
-            options.signer = try InitPacketSigner(pem: text, file: key)
-        }
-        return options
-    }
-
-    /// Checks every part's signature with `--verify-key`, before anything is sent.
-    func verifySignatures(of input: FirmwareInput) throws {
-        guard let verifyKey else { return }
-        let verifier = try InitPacketVerifier(keyFile: try InputFile(path: verifyKey).readAll(), file: verifyKey)
-        for part in input.package.parts {
-            let check = try verifier.check(part, packageName: input.name)
-            guard check == .valid else {
-                throw FirmwareInputError.signature(
-                    input: input.name, part: part.datFile,
-                    problem: check == .unsigned
-                        ? "is missing (the package is unsigned)" : "does not verify with '\(verifyKey)'")
-            }
-        }
-    }
 }
 
 /// `--sd-req 0x0101,0x0100`: SoftDevice firmware ids, hex with `0x` or decimal.
@@ -98,13 +62,6 @@ struct SoftDeviceList: ExpressibleByArgument {
 enum ProtocolArgument: String, ExpressibleByArgument, CaseIterable {
     case secure
     case legacy
-
-    var family: FirmwareInput.ProtocolFamily {
-        switch self {
-        case .secure: .secure
-        case .legacy: .legacy
-        }
-    }
 }
 
 /// The DFU engine's policy from the command line.
