@@ -124,7 +124,7 @@ extension UploadCommand {
         }
         let labels = simulated.map { $0.address ?? "" }
         let devices = simulated.map { FleetRenderer.Device(label: $0.address ?? "", name: nil, lane: "sim") }
-        let outcomes = await runFleet(
+        let outcomes = try await runFleet(
             input, devices: devices,
             updates: simulated.map { device in
                 FirmwareUpdate(firmware: firmware, target: device.target, options: updateOptions)
@@ -141,14 +141,7 @@ extension UploadCommand {
     // MARK: BlueZ
 
     private func runBluetoothFleet(_ firmware: Firmware, _ input: FirmwareInput) async throws {
-        var listed: [FleetTargetList.Entry] = []
-        for target in targets { listed.append(.init(address: try BluetoothAddress(parsing: target), name: nil)) }
-        if let file = fleetOptions.targetsFrom {
-            let list = try FleetTargetList(try InputFile(path: file).readAll(), file: file == "-" ? "<stdin>" : file)
-            for entry in list.entries where !listed.contains(where: { $0.address == entry.address }) {
-                listed.append(entry)
-            }
-        }
+        let listed = try listedDevices()
         let bluetooth = try await BluetoothFleet.open(adapters: adapters)
         // Devices given by address are spread over the adapters in turn; devices found by name stay on the
         // adapter that saw them.
@@ -164,17 +157,37 @@ extension UploadCommand {
                 devices.append(FleetRenderer.Device(label: found.address, name: found.name, lane: found.adapter))
             }
         }
-        let updates = try devices.map { device in
+        let updates = try bluetoothUpdates(firmware, bluetooth, devices.map { ($0.label, $0.lane) })
+        let outcomes = try await runFleet(input, devices: devices, updates: updates) { fleet, onEvent in
+            try await bluetooth.run(fleet, onEvent: onEvent)
+        }
+        try finishFleet(outcomes)
+    }
+
+    /// The devices `--target` and `--targets-from` name, each once, in that order.
+    func listedDevices() throws -> [FleetTargetList.Entry] {
+        var listed: [FleetTargetList.Entry] = []
+        for target in targets { listed.append(.init(address: try BluetoothAddress(parsing: target), name: nil)) }
+        if let file = fleetOptions.targetsFrom {
+            let list = try FleetTargetList(try InputFile(path: file).readAll(), file: file == "-" ? "<stdin>" : file)
+            for entry in list.entries where !listed.contains(where: { $0.address == entry.address }) {
+                listed.append(entry)
+            }
+        }
+        return listed
+    }
+
+    /// One update of `firmware` per device, each through its adapter of `bluetooth`.
+    func bluetoothUpdates(
+        _ firmware: Firmware, _ bluetooth: BluetoothFleet, _ devices: [(address: String, lane: String)]
+    ) throws -> [FirmwareUpdate] {
+        try devices.map { device in
             FirmwareUpdate(
                 firmware: firmware,
                 target: try bluetooth.target(
-                    address: device.label, adapter: device.lane, options: bluetoothTargetOptions),
+                    address: device.address, adapter: device.lane, options: bluetoothTargetOptions),
                 options: updateOptions)
         }
-        let outcomes = await runFleet(input, devices: devices, updates: updates) { fleet, onEvent in
-            (try? await bluetooth.run(fleet, onEvent: onEvent)) ?? []
-        }
-        try finishFleet(outcomes)
     }
 
     // MARK: Running and ending
@@ -183,16 +196,16 @@ extension UploadCommand {
     private func runFleet(
         _ input: FirmwareInput, devices: [FleetRenderer.Device], updates: [FirmwareUpdate],
         run:
-            @escaping @Sendable (FleetUpdate, @escaping @Sendable (FleetUpdate.Event) -> Void) async
+            @escaping @Sendable (FleetUpdate, @escaping @Sendable (FleetUpdate.Event) -> Void) async throws
             -> [FleetUpdate.Outcome]
-    ) async -> [FleetUpdate.Outcome] {
+    ) async throws -> [FleetUpdate.Outcome] {
         let parallel = fleetOptions.parallel ?? FleetOptions.defaultParallel
         let renderer = FleetRenderer(mode: renderMode, input: input, devices: devices)
         let fleet = FleetUpdate(updates, maximumConcurrentUpdates: parallel)
         renderer.begin(parallel: parallel)
-        let task = Task { await run(fleet) { renderer.handle($0) } }
+        let task = Task { try await run(fleet) { renderer.handle($0) } }
         Interrupts.onFirstInterrupt { task.cancel() }
-        let outcomes = await task.value
+        let outcomes = try await task.value
         renderer.summary(exitStatus: ExitStatus.mostSerious(of: outcomes.map(\.exitStatus)))
         return outcomes
     }

@@ -29,22 +29,12 @@ extension UploadCommand {
                 "--name REGEX --all with a signed MCUboot image is not supported; give the devices with --target or "
                     + "--targets-from")
         }
-        var listed: [BluetoothAddress] = try targets.map { try BluetoothAddress(parsing: $0) }
-        if let file = fleetOptions.targetsFrom {
-            let list = try FleetTargetList(try InputFile(path: file).readAll(), file: file == "-" ? "<stdin>" : file)
-            for entry in list.entries where !listed.contains(entry.address) { listed.append(entry.address) }
-        }
+        let listed = try listedDevices()
         let bluetooth = try await BluetoothFleet.open(adapters: adapters)
-        let devices = listed.enumerated().map { index, address in
-            (address: address.description, lane: bluetooth.adapters[index % bluetooth.adapters.count])
+        let devices = listed.enumerated().map { index, entry in
+            (address: entry.address.description, lane: bluetooth.adapters[index % bluetooth.adapters.count])
         }
-        let updates = try devices.map { device in
-            FirmwareUpdate(
-                firmware: firmware,
-                target: try bluetooth.target(
-                    address: device.address, adapter: device.lane, options: bluetoothTargetOptions),
-                options: updateOptions)
-        }
+        let updates = try bluetoothUpdates(firmware, bluetooth, devices)
         let renderer = SMPFleetRenderer(mode: renderMode, image: image, devices: devices)
         let parallel = fleetOptions.parallel ?? FleetOptions.defaultParallel
         renderer.begin(parallel: parallel)
