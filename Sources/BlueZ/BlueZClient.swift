@@ -1,8 +1,8 @@
 package import DBus
 
-/// BlueZ's object tree over a ``BusConnection``: adapters, devices, discovery and their signals.
+/// BlueZ's object tree over a `BusConnection`: adapters, devices, discovery and their signals.
 ///
-/// Every failure is a ``BlueZError``: an absent BlueZ, a refusing bus policy and BlueZ's own `org.bluez.Error.*`
+/// Every failure is a `BlueZError`: an absent BlueZ, a refusing bus policy and BlueZ's own `org.bluez.Error.*`
 /// replies each have their own case.
 package struct BlueZClient: Sendable {
     /// The bus connection.

@@ -5,8 +5,8 @@ internal import Crypto
 /// Firmware images are hashed for the user-facing summary, the catalog's integrity check and Secure DFU init
 /// packets. BoringSSL uses the CPU's SHA extensions where present, so a 16 MiB image hashes in about as long as
 /// the system's OpenSSL took (which this type used before, and which the executable no longer loads); a portable
-/// Swift implementation measured about 8 times slower. Feed bytes with ``update(_:)`` in any number of pieces,
-/// then call ``finalize()`` once.
+/// Swift implementation measured about 8 times slower. Feed bytes with ``update(_:)-([UInt8])`` or
+/// ``update(_:)-(UnsafeBufferPointer<UInt8>)``, in any number of pieces, then call ``finalize()`` once.
 package struct SHA256: Sendable {
     private var hasher = Crypto.SHA256()
 

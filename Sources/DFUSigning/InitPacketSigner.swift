@@ -3,7 +3,7 @@ import DFUPackage
 
 /// Signs Secure DFU init packets with a P-256 private key, as nrfutil `pkg generate --key-file` does.
 ///
-/// Pass it to ``DFUPackage/DFUPackage/Part/init(secure:options:signer:source:)``. The signature is ECDSA P-256
+/// Pass it to `DFUPackage.Part.init(secure:options:signer:source:)`. The signature is ECDSA P-256
 /// over SHA-256 of the message (for init packets, the serialized `InitCommand`), returned in Nordic's stored
 /// order: r then s, **each 32 bytes little-endian** (nrfutil `signing.py`: `signature[31::-1] + signature[63:31:-1]`;
 /// dfu-protocols.md §3.3). ECDSA nonces are random, so two signatures of the same bytes differ; both verify.
@@ -30,7 +30,7 @@ package struct InitPacketSigner: InitPacketSigning, Sendable {
         key = P256.Signing.PrivateKey()
     }
 
-    /// The private key as PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`), which ``init(pem:file:)`` reads back.
+    /// The private key as PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`), which `init(pem:file:)` reads back.
     package var pemRepresentation: String { key.pemRepresentation }
 
     /// A verifier for this key's public half.

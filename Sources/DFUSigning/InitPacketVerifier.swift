@@ -7,7 +7,7 @@ package import DFUPackage
 /// The key comes from a PEM file (`nrfutil keys display --key pk --format pem`, `openssl ec -pubout`) or in the
 /// form compiled into bootloaders: the 64-byte `pk` array of `dfu_public_key.c`, X then Y, **each 32 bytes
 /// little-endian** (nrfutil `signing.py` `get_vk_code`; dfu-protocols.md §3.3). Signatures are checked over the
-/// exact bytes the package stores (``DFUPackage/SignedMessage``), never over a re-encoding.
+/// exact bytes the package stores (`DFUPackage.SignedMessage`), never over a re-encoding.
 package struct InitPacketVerifier: Sendable {
     private let key: P256.Signing.PublicKey
 

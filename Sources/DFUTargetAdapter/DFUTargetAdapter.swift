@@ -1,11 +1,11 @@
 package import DFUController
 
-/// The I/O shell around ``DFUController``: performs its actions on a ``GATTTransport``, feeds back what happened,
+/// The I/O shell around `DFUController`: performs its actions on a ``GATTTransport``, feeds back what happened,
 /// and keeps its timers on the transport's clock.
 ///
 /// It makes no protocol decision (style §23): every `if` about the update lives in the controller. One task runs
-/// ``run(onEvent:)``; cancelling that task (Ctrl-C in the CLI) is turned into the controller's `cancel(at:)`, whose
-/// Abort or Reset still goes out before ``run(onEvent:)`` returns, so the device stays recoverable.
+/// `run(onEvent:)`; cancelling that task (Ctrl-C in the CLI) is turned into the controller's `cancel(at:)`, whose
+/// Abort or Reset still goes out before `run(onEvent:)` returns, so the device stays recoverable.
 package struct DFUTargetAdapter<Transport: GATTTransport>: Sendable {
     /// How an update ended.
     package enum Outcome: Sendable, Equatable {

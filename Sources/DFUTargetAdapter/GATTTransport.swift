@@ -9,12 +9,12 @@ package import DFUController
 /// ## Contract
 /// - One task (the adapter's) calls the methods, one at a time.
 /// - Notifications and link loss that happen at any moment are queued and handed out, in order, by
-///   ``nextEvent(until:)``; link loss is reported there exactly once as ``GATTEvent/disconnected(reason:)``, also
+///   `nextEvent(until:)`; link loss is reported there exactly once as `GATTEvent.disconnected(reason:)`, also
 ///   after ``disconnect()``. An operation that fails because the link dropped throws
 ///   ``GATTTransportError/linkLost(_:)``.
-/// - Only ``nextEvent(until:)`` reacts to task cancellation (it returns `nil` early). Every other operation runs to
+/// - Only `nextEvent(until:)` reacts to task cancellation (it returns `nil` early). Every other operation runs to
 ///   its end or its own error, so that the clean-up writes a cancelled update needs (Abort, Reset) still go out.
-/// - A new ``connect(_:deadline:)`` rediscovers services: a GATT cache is never trusted across a device reset.
+/// - A new `connect(_:deadline:)` rediscovers services: a GATT cache is never trusted across a device reset.
 package protocol GATTTransport: Sendable {
     /// The clock the transport's deadlines are measured on: `ContinuousClock` for BlueZ, virtual time for the
     /// simulator.
@@ -66,7 +66,7 @@ package protocol GATTTransport: Sendable {
     /// - Throws: ``GATTTransportError``.
     func read(_ characteristic: DFUCharacteristic) async throws(GATTTransportError) -> [UInt8]
 
-    /// Drops the connection; the link loss then comes out of ``nextEvent(until:)``.
+    /// Drops the connection; the link loss then comes out of `nextEvent(until:)`.
     func disconnect() async
 
     /// Waits for the next notification or link loss.

@@ -77,7 +77,7 @@ package struct FirmwareInput: Sendable {
     ///   - hex: The Intel HEX text.
     ///   - name: The input's name in messages.
     ///   - options: Init packet fields.
-    /// - Throws: ``FirmwareInputError``, or ``HexConverter/HexConverterError`` for a malformed file.
+    /// - Throws: `FirmwareInputError`, or HexConverter's `HexConverterError` for a malformed file.
     package init(hex: [UInt8], name: String, options: GenerationOptions) throws {
         let image = try IntelHexParser.parse(hex, source: name, window: .nordic)
         guard !image.isEmpty else { throw FirmwareInputError.emptyImage(input: name) }

@@ -1,7 +1,8 @@
 /// A strict, streaming Intel HEX reader (record types 00–05).
 ///
-/// Feed the input in chunks of any size with ``consume(_:)``, then call ``finish()`` for the image. Memory use is
-/// the image's own size in 64 KiB pages plus one line, whatever the size of the text.
+/// Feed the input in chunks of any size with ``consume(_:)-([UInt8])`` (or
+/// ``consume(_:)-(UnsafeBufferPointer<UInt8>)``), then call ``finish()`` for the image. Memory use is the image's own
+/// size in 64 KiB pages plus one line, whatever the size of the text.
 ///
 /// Accepted: upper- and lowercase digits, LF or CRLF line ends, a missing final newline, blank lines, records in
 /// any order, 255-byte records, extended linear (04) records whose data runs past offset 0xFFFF (contiguous, as

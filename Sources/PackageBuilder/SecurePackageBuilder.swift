@@ -17,7 +17,7 @@ package struct InputImage: Sendable {
 /// The options of nrfutil 6.1.7 `pkg generate` (the Zigbee ones left out), as given on the command line.
 ///
 /// Integer options hold their text: nrfutil accepts `none` for several of them and parses the rest its own way
-/// (``NordicInteger``). ``SecurePackageBuilder/build(_:signer:)`` applies nrfutil's rules in nrfutil's order, so
+/// (``NordicInteger``). `SecurePackageBuilder.build(_:signer:)` applies nrfutil's rules in nrfutil's order, so
 /// the first complaint is the one nrfutil would make.
 package struct SecurePackageOptions: Sendable {
     package var application: InputImage?

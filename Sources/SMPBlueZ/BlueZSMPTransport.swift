@@ -5,8 +5,8 @@ import SMP
 package import SMPTargetAdapter
 import Synchronization
 
-/// An ``SMPTransport`` over BlueZ: SMP's characteristic (DA2E7828-…, in service 8D53DC1D-…) on a device that
-/// ``BlueZGATTTransport`` connects to, with the same discovery, connection gate, service resolution, socket paths and
+/// An `SMPTransport` over BlueZ: SMP's characteristic (DA2E7828-…, in service 8D53DC1D-…) on a device that
+/// `BlueZGATTTransport` connects to, with the same discovery, connection gate, service resolution, socket paths and
 /// link-loss reporting as an nRF5 DFU.
 ///
 /// A request frame is split into writes without response of at most ATT MTU − 3 bytes, sent in order (through the

@@ -6,17 +6,17 @@ import Synchronization
 /// SMP over a serial port in Zephyr's console framing (`smp_uart.c`, `serial_util.c`): the UART or USB CDC ACM of a
 /// Zephyr application with the MCUmgr UART transport, or MCUboot's serial recovery.
 ///
-/// Requests go out as ``SMPSerialFraming`` lines; answers are reassembled by ``SMPSerialDecoder``. Console lines
-/// between packets (the application's log) and packets the decoder drops come out of ``nextEvent(until:)`` as
-/// ``SMPTransportEvent/log(_:)``, escaped, and never end the session. A boot banner (`*** Booting `) after the
+/// Requests go out as `SMPSerialFraming` lines; answers are reassembled by `SMPSerialDecoder`. Console lines
+/// between packets (the application's log) and packets the decoder drops come out of `nextEvent(until:)` as
+/// `SMPTransportEvent.log(_:)`, escaped, and never end the session. A boot banner (`*** Booting `) after the
 /// connection is the device resetting, which a UART does not otherwise show: it is reported as link loss, as the
 /// port vanishing (a USB CDC device resetting) or closing is.
 ///
-/// ``connect(deadline:)`` (re)opens the port, waiting for it to appear (a USB device re-enumerating, found again by
+/// `connect(deadline:)` (re)opens the port, waiting for it to appear (a USB device re-enumerating, found again by
 /// its USB serial number), then sends OS echo until the device answers one, every ``Options/probeInterval``, until
 /// the deadline. It returns a budget that keeps every request within the device's SMP buffer: Zephyr decodes a
 /// packet's length field, frame and CRC into one `CONFIG_MCUMGR_TRANSPORT_NETBUF_SIZE` buffer and pulls the two
-/// length bytes off its front, so the largest frame is the buffer size − 4 (``SMPSerialFraming/packetOverhead``).
+/// length bytes off its front, so the largest frame is the buffer size − 4 (`SMPSerialFraming.packetOverhead`).
 package final class SerialSMPTransport: SMPTransport {
     /// How to reach the device.
     package struct Options: Sendable {
@@ -69,7 +69,7 @@ package final class SerialSMPTransport: SMPTransport {
     /// The text each probe echoes.
     static let probeText = "nrfloader"
 
-    /// Creates a transport; nothing is opened until ``connect(deadline:)``.
+    /// Creates a transport; nothing is opened until `connect(deadline:)`.
     ///
     /// - Parameter options: The port and its settings.
     package init(options: Options) {

@@ -4,10 +4,10 @@ package import SerialSimulator
 /// A ``SimulatedSMPDevice`` behind Zephyr's SMP console transport (`smp_uart.c`, `serial_util.c`): what
 /// `nrfloader simulate-serial --protocol smp` serves on a pseudo-terminal.
 ///
-/// Requests arrive in console framing (``SMPSerialFraming``); answers go out laid out as `mcumgr_serial_tx_pkt`
+/// Requests arrive in console framing (`SMPSerialFraming`); answers go out laid out as `mcumgr_serial_tx_pkt`
 /// lays them out. As Zephyr does, it drops without answering a line longer than 127 bytes and a packet (length field,
 /// frame and CRC) larger than its SMP buffer (384 bytes: `CONFIG_MCUMGR_TRANSPORT_NETBUF_SIZE`), so the largest
-/// frame is 380 bytes (``SMPSerialFraming/largestFrame(bufferSize:)``). A reset answers, waits 250 ms
+/// frame is 380 bytes (`SMPSerialFraming.largestFrame(bufferSize:)`). A reset answers, waits 250 ms
 /// (`CONFIG_MCUMGR_GRP_OS_RESET_MS`), reboots, and prints a boot banner on the console, as a log line between
 /// packets. An activation is a boot that swapped a new image in.
 ///

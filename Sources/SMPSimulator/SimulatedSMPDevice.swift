@@ -11,7 +11,7 @@ package import SMP
 /// field (`img_mgmt_state_read`), and MCUboot swaps each pair on its own at boot.
 ///
 /// It follows Zephyr's handlers as read in the source (`img_mgmt.c`, `zephyr_img_mgmt.c`, `img_mgmt_state.c`,
-/// `os_mgmt.c`, `smp.c`), independently of ``SMPUploader``, so that it serves as an oracle:
+/// `os_mgmt.c`, `smp.c`), independently of `SMPUploader`, so that it serves as an oracle:
 /// - answers are zcbor's indefinite-length maps; errors are `err {group, rc}` for v2 requests and the translated
 ///   `rc` for v1 (`img_mgmt_translate_error_code`); an unknown group or command gets `{"rc": 8}`;
 /// - upload: `off` is required; the first chunk needs `len`, at least 32 bytes and the image magic; a first chunk

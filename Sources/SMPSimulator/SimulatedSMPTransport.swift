@@ -3,11 +3,11 @@ import SMP
 package import SMPTargetAdapter
 import Synchronization
 
-/// An ``SMPTransport`` to a ``SimulatedSMPDevice`` over a modelled BLE link (the SMP characteristic: write without
+/// An `SMPTransport` to a ``SimulatedSMPDevice`` over a modelled BLE link (the SMP characteristic: write without
 /// response, answers by notification), in virtual time: `nrfloader upload --target sim:smp`.
 ///
 /// Timing: a request frame is split into writes of at most ATT MTU − 3 bytes and scheduled into connection events
-/// by the ``LinkModel`` (each write's L2CAP PDU fragmented into LL payloads); the device handles requests one at a
+/// by the `LinkModel` (each write's L2CAP PDU fragmented into LL payloads); the device handles requests one at a
 /// time, taking nRF52 flash time (85 ms per 4 KiB page erased when an upload starts, 41 µs per word written); an
 /// answer goes out in the first connection event after it is ready. A reset answers, waits 250 ms
 /// (`CONFIG_MCUMGR_GRP_OS_RESET_MS`), reboots (MCUboot's swap takes ``SimulatedSMPDevice/nextBootSwapDuration``) and

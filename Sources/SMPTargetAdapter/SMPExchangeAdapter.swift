@@ -1,6 +1,6 @@
 package import SMP
 
-/// The I/O shell around ``SMPExchange``: one management request (`image list`, `reset`, `echo`, …) over any
+/// The I/O shell around `SMPExchange`: one management request (`image list`, `reset`, `echo`, …) over any
 /// ``SMPTransport``.
 ///
 /// It performs the machine's actions, feeds back what happened, and keeps the machine's timers on the transport's

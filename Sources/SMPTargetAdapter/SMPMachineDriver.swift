@@ -1,6 +1,6 @@
 import SMP
 
-/// An SMP machine the driver can run: ``SMPUploader`` and ``SMPExchange`` take the same inputs, and their actions
+/// An SMP machine the driver can run: `SMPUploader` and `SMPExchange` take the same inputs, and their actions
 /// read as the same steps.
 protocol SMPDrivenMachine: Sendable {
     /// The machine's action type.

@@ -5,7 +5,7 @@ package import SMP
 /// The transport moves whole frames: it splits a request into writes of the link's size and reassembles answers by
 /// the header's length (`SMPFrame.totalLength(ofFrameStartingWith:)`). It makes no protocol decision.
 ///
-/// Contract, as ``DFUTargetAdapter``'s `GATTTransport`: one task calls the methods one at a time; link loss comes out
+/// Contract, as `DFUTargetAdapter`'s `GATTTransport`: one task calls the methods one at a time; link loss comes out
 /// of ``nextEvent(until:)`` exactly once as ``SMPTransportEvent/disconnected(reason:)``, also after ``disconnect()``;
 /// a send that fails because the link dropped throws ``SMPTransportError/linkLost(_:)``.
 package protocol SMPTransport: Sendable {

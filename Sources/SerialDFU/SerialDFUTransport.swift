@@ -2,12 +2,12 @@ package import DFUController
 package import DFUTargetAdapter
 import Synchronization
 
-/// Secure DFU over a serial port (SDK 15+ UART or USB CDC bootloader), presented to ``DFUTargetAdapter`` as the
+/// Secure DFU over a serial port (SDK 15+ UART or USB CDC bootloader), presented to `DFUTargetAdapter` as the
 /// GATT link it drives over BLE (dfu-protocols.md §5.1).
 ///
 /// The mapping is one for one: a control point write is one SLIP frame, each packet write becomes a Write Object
 /// (`08 data…`) frame, and every `60 …` frame from the device comes back as a control point notification. The
-/// serial-only requests happen in ``connect(_:deadline:)``: Ping (`09 id`) until the device echoes it, then Get
+/// serial-only requests happen in `connect(_:deadline:)`: Ping (`09 id`) until the device echoes it, then Get
 /// MTU (`07`), whose answer (the size of the device's SLIP buffer) bounds the data per frame to
 /// `(mtu − 1) / 2 − 1` bytes (every byte may be escaped), rounded down to a whole word. That payload is reported
 /// as an ATT MTU of payload + 3, so the controller's own packet sizing yields it unchanged.
@@ -53,7 +53,7 @@ package final class SerialDFUTransport: GATTTransport {
     private let observer: FrameObserver?
     private let state: Mutex<State>
 
-    /// Creates a transport; nothing is opened until ``connect(_:deadline:)``.
+    /// Creates a transport; nothing is opened until `connect(_:deadline:)`.
     ///
     /// - Parameters:
     ///   - options: The port and its settings.

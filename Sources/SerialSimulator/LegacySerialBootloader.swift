@@ -4,7 +4,7 @@ import SerialDFU
 /// An SDK 11 (or Adafruit) legacy DFU bootloader behind the three-wire UART transport, sans-IO: HCI packets in,
 /// acknowledgements out, in virtual time.
 ///
-/// The DFU logic is ``SimulatedDevice``'s legacy bootloader, driven the way the SDK's serial transport drives its
+/// The DFU logic is `SimulatedDevice`'s legacy bootloader, driven the way the SDK's serial transport drives its
 /// DFU core: Start becomes Start DFU with the image sizes, Init the init packet between its two control writes,
 /// Data the packet writes of a firmware image, Stop validation and activation. Acknowledgements are the link's
 /// own: a packet with a good header checksum and CRC is acknowledged with its sequence number + 1; a repeated

@@ -4,7 +4,7 @@ import SerialDFU
 /// A Secure DFU bootloader behind the SDK 15 serial transport, as a sans-IO state machine: SLIP bytes in, SLIP
 /// bytes out, in virtual time.
 ///
-/// The DFU logic is ``SimulatedDevice``'s (the in-process Secure bootloader, used through its public API). This
+/// The DFU logic is `SimulatedDevice`'s (the in-process Secure bootloader, used through its public API). This
 /// layer adds what the serial transport does itself: SLIP, Ping (`09`), Get MTU (`07`), protocol version (`00`),
 /// Write Object (`08`) frames that become packet writes, and responses sent as frames; plus the line faults.
 package struct SerialBootloader: SerialBootloaderModel {

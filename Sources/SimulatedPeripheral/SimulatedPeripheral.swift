@@ -2,7 +2,7 @@ package import BlueZ
 import DBus
 package import DFUSimulator
 
-/// Serves one ``DFUSimulator/SimulatedDevice`` on one adapter through BlueZ: its GATT database as a GATT
+/// Serves one `DFUSimulator.SimulatedDevice` on one adapter through BlueZ: its GATT database as a GATT
 /// application (`GattManager1.RegisterApplication`) and its advertisement (`LEAdvertisingManager1`), so that a
 /// real BLE central, or a BlueZ stand-in's central adapter, can run a DFU against it.
 ///
@@ -52,7 +52,7 @@ package final class SimulatedPeripheral: Sendable {
         (actions, continuation) = AsyncStream.makeStream(of: ControlAction.self)
     }
 
-    /// Makes ``run(onEvent:)`` unregister everything and return; callable from any thread, also from `onEvent`.
+    /// Makes `run(onEvent:)` unregister everything and return; callable from any thread, also from `onEvent`.
     package func stop() {
         continuation.yield(.stop)
     }

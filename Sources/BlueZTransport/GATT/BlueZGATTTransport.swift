@@ -21,8 +21,8 @@ import Synchronization
 /// describe the application's services. Discovery restarts every few seconds until the deadline. A failed
 /// connection or service resolution is tried again, up to ``Options/connectionAttempts`` times.
 ///
-/// The same connection logic serves SMP (MCUmgr): ``connectLink(_:deadline:)`` also maps SMP's characteristic
-/// (``LinkCharacteristic/smp``), and ``enableNotifications(on:)``, ``writeWithoutResponse(to:_:)`` and
+/// The same connection logic serves SMP (MCUmgr): `connectLink(_:deadline:)` also maps SMP's characteristic
+/// (`LinkCharacteristic.smp`), and `enableNotifications(on:)`, `writeWithoutResponse(to:_:)` and
 /// ``nextLinkEvent(until:)`` work on it (`SMPBlueZ` frames SMP on top). As a `GATTTransport` it refuses a device that
 /// offers SMP but no nRF5 DFU, naming both.
 package final class BlueZGATTTransport: GATTTransport {
@@ -42,7 +42,7 @@ package final class BlueZGATTTransport: GATTTransport {
         /// notification through `PropertiesChanged` costs one more D-Bus hop, nothing against the 30-50 ms
         /// connection interval it waited for.
         package var usesAcquiredNotify = false
-        /// Connection attempts per ``connect(_:deadline:)`` (each: scan, `Connect`, service resolution).
+        /// Connection attempts per `connect(_:deadline:)` (each: scan, `Connect`, service resolution).
         package var connectionAttempts = 3
         /// How long the first connection may wait for the device to appear, when longer than the engine's
         /// connection deadline (`upload --wait`).

@@ -65,7 +65,7 @@ package enum LinkEvent: Sendable, Equatable {
     case disconnected(reason: String)
 }
 
-/// A connection as ``BlueZGATTTransport/connectLink(_:deadline:)`` found it.
+/// A connection as `BlueZGATTTransport.connectLink(_:deadline:)` found it.
 package struct LinkConnection: Sendable, Equatable {
     /// The ATT MTU in effect: from the `AcquireWrite` socket when there is one, else BlueZ's `MTU` property, else 23.
     package var mtu: Int

@@ -4,7 +4,7 @@ struct JSONNode {
     indirect enum Value {
         case null
         case bool(Bool)
-        /// An integer without fraction or exponent that fits in 64 bits; other numbers are ``number``.
+        /// An integer without fraction or exponent that fits in 64 bits; other numbers are ``number(_:)``.
         case integer(Int64)
         case number(String)
         case string(String)

@@ -13,7 +13,7 @@ import Synchronization
 /// threads' sends and never runs pending-call timeouts).
 ///
 /// `@unchecked Sendable`: the jobs queue is behind a `Mutex`, the pipe descriptors are immutable, and every
-/// other stored property is touched only on the loop thread: inside ``run()``, inside jobs, and inside the
+/// other stored property is touched only on the loop thread: inside `run()`, inside jobs, and inside the
 /// libdbus callbacks, which libdbus invokes only from the calls the loop thread makes.
 final class ConnectionLoop: @unchecked Sendable {
     typealias Job = @Sendable (ConnectionLoop) -> Void

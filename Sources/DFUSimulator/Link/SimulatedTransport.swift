@@ -2,7 +2,7 @@ package import DFUController
 package import DFUTargetAdapter
 import Synchronization
 
-/// A ``GATTTransport`` to a ``SimulatedDevice`` over a modelled BLE link, in virtual time.
+/// A `GATTTransport` to a ``SimulatedDevice`` over a modelled BLE link, in virtual time.
 ///
 /// This is `nrfloader upload --target sim` and the test bench of the DFU engine: the adapter drives the real
 /// controller, the link model decides when each PDU arrives, and the simulated bootloader answers as Nordic's

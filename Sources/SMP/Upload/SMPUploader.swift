@@ -14,7 +14,7 @@
 ///    test: the device would refuse with `IMAGE_ALREADY_PENDING` (28).
 ///
 /// Every decision after a (re)connection starts from the device's image state, so a lost link, a reset or a
-/// device that already holds the image all go through the same ``decide(_:at:)``. The result is reported only from
+/// device that already holds the image all go through the same `decide(_:at:)`. The result is reported only from
 /// the device's own state.
 ///
 /// Several images (an nRF Connect SDK `dfu_application.zip`: the nRF5340's application core as image 0, its

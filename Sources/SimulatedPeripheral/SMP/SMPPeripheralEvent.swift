@@ -19,7 +19,7 @@ package struct SMPPeripheralOptions: Sendable {
     /// hand a server's acquired socket the first write late or stale); bluezoo gives a central `AcquireWrite` only
     /// when the server offers it, so tests of that path turn it on.
     package var offersAcquireWrite = false
-    /// Whether a boot takes MCUboot's swap time (``SimulatedSMPDevice/nextBootSwapDuration``, nRF52 flash) or none.
+    /// Whether a boot takes MCUboot's swap time (`SimulatedSMPDevice.nextBootSwapDuration`, nRF52 flash) or none.
     package var takesSwapTime = true
     /// `CONFIG_MCUMGR_GRP_OS_RESET_MS`: Zephyr's delay between answering a reset and resetting (default 250 ms).
     package var resetDelay = Duration.milliseconds(250)

@@ -3,7 +3,7 @@ import DBus
 package import SMPSimulator
 import Synchronization
 
-/// Serves one ``SMPSimulator/SimulatedSMPDevice`` (a Zephyr application with MCUmgr on MCUboot) through BlueZ:
+/// Serves one `SMPSimulator.SimulatedSMPDevice` (a Zephyr application with MCUmgr on MCUboot) through BlueZ:
 /// the SMP service as a GATT application and an advertisement with the SMP service UUID and a name, as Zephyr's
 /// `smp_svr` sample does.
 ///
@@ -42,7 +42,7 @@ package final class SimulatedSMPPeripheral: Sendable {
         (actions, continuation) = AsyncStream.makeStream(of: SMPControlAction.self)
     }
 
-    /// Makes ``run(onEvent:)`` unregister everything and return; callable from any thread, also from `onEvent`.
+    /// Makes `run(onEvent:)` unregister everything and return; callable from any thread, also from `onEvent`.
     package func stop() {
         stopping.raise()
         continuation.yield(.stop)
@@ -51,7 +51,7 @@ package final class SimulatedSMPPeripheral: Sendable {
     /// The device as it was when ``run(onEvent:)`` returned (`nil` before).
     package var device: SimulatedSMPDevice? { final.withLock { $0?.device } }
 
-    /// The image upload tally of the whole run, when ``run(onEvent:)`` returned (`nil` before).
+    /// The image upload tally of the whole run, when `run(onEvent:)` returned (`nil` before).
     package var tally: SMPUploadTally? { final.withLock { $0?.tally } }
 
     /// Registers the device and serves it until ``stop()`` or cancellation; then unregisters.
