@@ -12,7 +12,7 @@ import SMPBlueZ
 /// The fleet holds one BlueZ client for its nRF5 DFU updates, and keeps every adapter scanning while it runs
 /// (``run(_:onEvent:)``), so that each device is found as soon as it advertises, however many wait. Each MCUboot
 /// update gets a BlueZ client of its own. Make targets with ``target(address:adapter:options:)``: each adapter is a
-/// lane of the ``FleetUpdate``, with its own limit of updates at once.
+/// lane of the `FleetUpdate`, with its own limit of updates at once.
 public final class BluetoothFleet: Sendable {
     /// The adapters, such as `hci0`, in the order given (the first powered one when none was).
     public let adapters: [String]
@@ -167,7 +167,7 @@ public final class BluetoothFleet: Sendable {
     ///
     /// - Parameters:
     ///   - fleet: Updates of targets made by ``target(address:adapter:options:)``.
-    ///   - onEvent: Each device's events, as ``FleetUpdate/run(onEvent:)`` reports them.
+    ///   - onEvent: Each device's events, as `FleetUpdate/run(onEvent:)` reports them.
     /// - Returns: One outcome per device.
     /// - Throws: `UpdateError` with status 69 when the scanning client cannot be opened.
     public func run(_ fleet: FleetUpdate, onEvent: @escaping @Sendable (FleetUpdate.Event) -> Void = { _ in })
