@@ -8,8 +8,9 @@
 # symbols would count as API: this script removes them from the baseline's dumps before comparing (on a cold cache
 # after a first run of the tool that only makes the dumps), and a change to a `package` declaration is then never a
 # breaking change. What the digester does not see, a `public` declaration of the four modules made `package`, the
-# script checks itself against its own dump of the working tree. The baseline's dumps are kept in .build-api/ (keyed
-# by commit): only the first run for a baseline builds it (5 to 7 minutes on 2 cores), later runs take about 10 s.
+# script checks itself against its own dump of the working tree. The baseline's dumps (public declarations only) are
+# kept in API/baselines/<sha>/, committed with API-BASELINE when a release is tagged: only the run that makes them
+# builds the baseline (5 to 8 minutes on 2 cores); every later run, CI's on a fresh clone included, takes seconds.
 #
 # Breaking changes fail the check unless VERSION allows them against the baseline tag: before 1.0.0 a new minor
 # version may break the API, from 1.0.0 on only a new major version may, a patch version never may.
@@ -22,7 +23,7 @@ cd "$(dirname "$0")/.."
 
 products=(NRFLoaderKit NRFLoaderSimulator NRFLoaderSerial NRFLoaderBlueZ)
 baseline_file=API-BASELINE
-baseline_dir="$PWD/.build-api/baselines"
+baseline_dir="$PWD/API/baselines"
 
 # Milliseconds since the epoch (EPOCHREALTIME without its decimal separator is microseconds).
 now_ms() {
@@ -90,7 +91,7 @@ cache=cold
 ((${#dumps[@]} > 0)) && cache=warm
 verdict="not allowed"
 [[ -n $allowed ]] && verdict="allowed ($allowed)"
-echo "api-check: baseline $what; VERSION $version: breaking changes $verdict; baseline cache in .build-api/: $cache" >&2
+echo "api-check: baseline $what; VERSION $version: breaking changes $verdict; baseline dumps in API/baselines/: $cache" >&2
 step_done "resolve baseline"
 
 # --- the working tree's debug build (the tool builds the same; this step only times it apart) ---
