@@ -32,6 +32,10 @@ bash scripts/docs-check.sh
 stage "examples (scripts/examples.sh)"
 bash scripts/examples.sh
 
+# The public API against the last release (API-BASELINE, its dumps committed in API/baselines/): seconds.
+stage "API-breakage check (scripts/api-check.sh)"
+bash scripts/api-check.sh
+
 stage "fault campaign (a 100-run slice of scripts/fault-campaign.py)"
 python3 scripts/fault-campaign.py --runs 100 --require-recovery 0.95
 
