@@ -1,7 +1,7 @@
 /// A device to update, and how to reach it.
 ///
 /// The transport products make targets: `NRFLoaderBlueZ` a Bluetooth LE device through BlueZ
-/// (`.bluetooth(address:adapter:options:)`), `NRFLoaderSerial` a serial or USB CDC port (`.serial(_:options:)`),
+/// (`.bluetooth(address:options:)`, `.bluetooth(name:options:)`), `NRFLoaderSerial` a serial or USB CDC port (`.serial(_:options:)`),
 /// `NRFLoaderSimulator` a simulated Nordic bootloader or MCUboot device in this process (`.simulated(_:options:)`).
 /// A target is a value: it connects when an update runs, and holds nothing open between updates.
 public struct UpdateTarget: Sendable, CustomStringConvertible {
