@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 mkdir -p .fuzz/corpus .fuzz/artifacts
-swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name HexFuzz \
+swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name HexFuzz -package-name nrfloader \
     Sources/HexConverter/*.swift Tests/Fuzz/HexFuzz.swift -o .fuzz/hex-fuzz 2> >(grep -v "Cannot export local symbol" >&2)
 for f in Resources/firmware/*.hex; do head -c 4000 "$f" > ".fuzz/corpus/seed-$(basename "$f")"; done
 printf ':0400000500026000F1\n:020000040002F8\n:04FFFE0001020304F9\n:00000001FF\n' > .fuzz/corpus/seed-linear

@@ -50,9 +50,9 @@ build() {
     local index=0
     for file in $(sources "$target") $(harness "$target"); do
         index=$((index + 1))
-        sed -E '/^(internal |public )?import Checksums$/d' "$file" > "$work/src/$index-$(basename "$file")"
+        sed -E '/^(internal |public |package )?import Checksums$/d' "$file" > "$work/src/$index-$(basename "$file")"
     done
-    swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name "Fuzz${target//-/}" \
+    swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name "Fuzz${target//-/}" -package-name nrfloader \
         -I Sources/SystemZlib "${crypto_objects[@]}" "$work"/src/*.swift -o "$work/fuzzer" \
         2> >(grep -v "Cannot export local symbol" >&2)
 }
