@@ -15,8 +15,10 @@ import MCUbootPackage
 /// firmware goes over nRF5 DFU or SMP follows from the input: MCUboot images and NCS packages go over SMP.
 public struct Firmware: Sendable {
     package enum Content: Sendable {
-        /// For nRF5 DFU: the input's bytes, or `nil` for a catalog id.
-        case dfu(bytes: [UInt8]?)
+        /// For nRF5 DFU: the input's bytes.
+        case dfu(bytes: [UInt8])
+        /// For nRF5 DFU: the catalog entry an id named (its init packets are made from its fields).
+        case catalogEntry(CatalogEntry)
         /// For SMP: the checked MCUboot image or images.
         case mcuboot(SMPUpdateInput)
     }
@@ -49,7 +51,7 @@ public struct Firmware: Sendable {
             guard let entry = catalog.entry(id: input) else {
                 throw UpdateError(CatalogError.unknownID(input, known: catalog.entries.map(\.id)))
             }
-            var content = Content.dfu(bytes: nil)
+            var content = Content.catalogEntry(entry)
             if let mcuboot = entry.mcuboot {
                 let image = try UpdateError.wrapping {
                     try Self.checkedMCUbootImage(entry.image, file: entry.id, options)
@@ -105,25 +107,20 @@ public struct Firmware: Sendable {
     /// The firmware as nRF5 DFU takes it, with init packets generated for `defaultProtocol` when the options name
     /// none (`nil`: both protocols, the device decides), and signatures checked with the verification key.
     ///
-    /// - Throws: The input's own parse and signature errors, ``ToolError`` and ``CatalogError``.
+    /// - Throws: The input's own parse and signature errors, and ``ToolError`` for a key file.
     package func dfuInput(defaultProtocol: FirmwareInput.ProtocolFamily?) throws -> FirmwareInput {
-        guard case .dfu(let bytes) = content else {
-            throw FirmwareInputError.mcubootImage(id: name)
-        }
+        if case .mcuboot = content { throw FirmwareInputError.mcubootImage(id: name) }
         let generation = try options.generationOptions(defaultProtocol: defaultProtocol)
         let input: FirmwareInput
-        if let bytes {
+        switch content {
+        case .mcuboot: throw FirmwareInputError.mcubootImage(id: name)
+        case .catalogEntry(let entry): input = try FirmwareInput(entry: entry, options: generation)
+        case .dfu(let bytes):
             switch ImageFormat(path: source, contents: bytes) {
             case .package: input = try FirmwareInput(zip: bytes, name: name)
             case .intelHex: input = try FirmwareInput(hex: bytes, name: name, options: generation)
             case .binary: input = try FirmwareInput(binary: bytes, name: name, options: generation)
             }
-        } else {
-            let catalog = try FirmwareCatalogLoader.load(options)
-            guard let entry = catalog.entry(id: source) else {
-                throw CatalogError.unknownID(source, known: catalog.entries.map(\.id))
-            }
-            input = try FirmwareInput(entry: entry, options: generation)
         }
         try options.verifySignatures(of: input)
         return input
@@ -136,13 +133,13 @@ public struct Firmware: Sendable {
     package func mcubootInput(for target: String) throws(UpdateError) -> SMPUpdateInput {
         switch content {
         case .mcuboot(let input): return input
+        case .catalogEntry:
+            throw UpdateError(ToolError.dfuInputForSMPTarget(input: source, target: target))
         case .dfu(let bytes):
             try UpdateError.wrapping {
                 // An nrfutil zip gets the package reader's own message; any other file the image parser's.
-                if let bytes, bytes.starts(with: [0x50, 0x4B]) {
-                    _ = try Self.checkedPackage(bytes, file: name, options)
-                }
-                if let bytes { _ = try Self.checkedMCUbootImage(bytes, file: name, options) }
+                if bytes.starts(with: [0x50, 0x4B]) { _ = try Self.checkedPackage(bytes, file: name, options) }
+                _ = try Self.checkedMCUbootImage(bytes, file: name, options)
             }
             throw UpdateError(ToolError.dfuInputForSMPTarget(input: source, target: target))
         }

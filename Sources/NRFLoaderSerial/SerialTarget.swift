@@ -3,7 +3,7 @@ import DFUTargetAdapter
 import FirmwareInput
 public import NRFLoaderKit
 import SMP
-import SMPSerial
+package import SMPSerial
 package import SerialDFU
 
 #if canImport(Glibc)
@@ -56,6 +56,16 @@ package enum SerialPorts {
     /// Transport options for the port at `path`.
     package static func options(path: String, _ serial: SerialPortOptions) -> SerialDFUTransport.Options {
         var options = SerialDFUTransport.Options(path: path)
+        options.baudRate = serial.baudRate
+        options.hardwareFlowControl = serial.flowControl
+        options.sysfsRoot = sysfsRoot
+        options.deviceRoot = deviceRoot
+        return options
+    }
+
+    /// SMP transport options for the port at `path`, with the line settings asked for and the sysfs to find it in.
+    package static func smpOptions(path: String, _ serial: SerialPortOptions) -> SerialSMPTransport.Options {
+        var options = SerialSMPTransport.Options(path: path)
         options.baudRate = serial.baudRate
         options.hardwareFlowControl = serial.flowControl
         options.sysfsRoot = sysfsRoot
@@ -162,11 +172,7 @@ struct SerialUpdate {
                 OptionError(message: "--touch does not apply to an MCUboot image: '\(path)' is spoken to over SMP"),
                 status: .usage)
         }
-        var transportOptions = SerialSMPTransport.Options(path: path)
-        transportOptions.baudRate = options.baudRate
-        transportOptions.hardwareFlowControl = options.flowControl
-        transportOptions.sysfsRoot = SerialPorts.sysfsRoot
-        transportOptions.deviceRoot = SerialPorts.deviceRoot
+        let transportOptions = SerialPorts.smpOptions(path: path, options)
         // Before any progress: a missing port is a missing input (66), a busy or forbidden one unavailable (69).
         do { try SerialSMPTransport.checkAccess(transportOptions) } catch { throw SerialPorts.openFailure(error) }
         var configuration = update.smpConfiguration

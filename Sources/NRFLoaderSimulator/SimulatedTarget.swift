@@ -5,7 +5,7 @@ import MCUbootImage
 import MCUbootPackage
 public import NRFLoaderKit
 import SMP
-import SMPSimulator
+package import SMPSimulator
 import Synchronization
 
 /// The kinds of built-in simulated device: Nordic's nRF5 bootloaders and a Zephyr/MCUboot device.
@@ -147,7 +147,7 @@ public final class SimulatedTarget: Sendable {
         case .dfu(let transport):
             return Self.images(of: transport.device)
         case .smp(let transport):
-            return transport.device.slots.enumerated().map { Image(name: "slot\($0.offset)", bytes: $0.element) }
+            return Self.images(of: transport.device)
         }
     }
 
@@ -157,6 +157,11 @@ public final class SimulatedTarget: Sendable {
             (.application, "application"), (.softDevice, "softdevice"), (.bootloader, "bootloader"),
         ]
         return names.compactMap { type, name in device.activatedImage(type).map { Image(name: name, bytes: $0) } }
+    }
+
+    /// Every slot of a simulated SMP device, whole: `slot0`, `slot1` for image 0, `slot2`, `slot3` for image 1, ….
+    package static func images(of device: SimulatedSMPDevice) -> [Image] {
+        device.slots.enumerated().map { Image(name: "slot\($0.offset)", bytes: $0.element) }
     }
 
     private func faultPlan() throws(UpdateError) -> FaultPlan {

@@ -130,11 +130,10 @@ struct SMPTargetOptions: ParsableArguments {
             let faults = FaultPlan(faults: try simFault.map { try FaultSpecification.parse($0) })
             return SimulatedSMPTransport(device: Self.simulatedDevice(), faults: faults)
         case .serial(let requested):
-            var options = SerialSMPTransport.Options(path: try SerialPorts.resolve(requested))
-            options.baudRate = baud
-            options.hardwareFlowControl = flowControl
-            options.sysfsRoot = SerialPorts.sysfsRoot
-            options.deviceRoot = SerialPorts.deviceRoot
+            var line = SerialPortOptions()
+            line.baudRate = baud
+            line.flowControl = flowControl
+            let options = SerialPorts.smpOptions(path: try SerialPorts.resolve(requested), line)
             // Before anything is sent: a missing port is a missing input (66), a busy or forbidden one unavailable.
             do { try SerialSMPTransport.checkAccess(options) } catch {
                 if case .notFound(let path) = error { throw ToolError.inputMissing(path: path) }

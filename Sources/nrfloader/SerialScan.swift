@@ -8,14 +8,11 @@ import SerialDFU
 
 /// `scan --serial`: the Nordic, Adafruit and J-Link USB serial ports, from sysfs (no root needed).
 enum SerialScan {
-    /// The ports of the USB serial devices plugged in (`NRFLOADER_SYSFS` and `NRFLOADER_DEV` name other trees).
-    static var lister: USBSerialPorts { SerialPorts.lister }
-
     /// Prints the ports: a table, or one JSON object per port.
     ///
     /// - Parameter output: The output options of the scan.
     static func run(_ output: OutputOptions) {
-        let ports = lister.dfuCandidates()
+        let ports = SerialPorts.lister.dfuCandidates()
         if output.json {
             // As `scan` over BlueZ: one `device` event per port, then the one final result.
             for port in ports { Console.json(json(port)) }

@@ -54,11 +54,7 @@ extension SimulateSerialCommand {
         let state = terminal.state
         if let directory = saveImages {
             try SimulatorSetup.makeImageDirectory(directory)
-            for (index, bytes) in state.device.slots.enumerated() {
-                let output = try OutputFile(path: directory + "/slot\(index).bin")
-                try output.write(bytes)
-                try output.commit()
-            }
+            try SimulatorOptions.parse(["--sim-save-images", directory]).save(SimulatedTarget.images(of: state.device))
         }
         if let transcript {
             let output = try OutputFile(path: transcript)

@@ -101,12 +101,10 @@ extension UploadCommand {
     /// The address of the `index`th (0-based) simulated device: C0:DE:00:00:01:01, C0:DE:00:00:02:01, …, so that
     /// devices can be told apart (and their bootloaders at address + 1 never collide).
     private static func simulatedAddress(_ index: Int) -> String {
-        "C0:DE:00:" + hex2((index + 1) >> 8) + ":" + hex2(index + 1) + ":01"
-    }
-
-    private static func hex2(_ value: Int) -> String {
-        let digits = Array("0123456789ABCDEF")
-        return String([digits[(value >> 4) & 0xF], digits[value & 0xF]])
+        BluetoothAddress(
+            (0xC0, 0xDE, 0x00, UInt8(truncatingIfNeeded: (index + 1) >> 8), UInt8(truncatingIfNeeded: index + 1), 0x01)
+        )
+        .description
     }
 
     private func runSimulatedFleet(_ firmware: Firmware, _ input: FirmwareInput, kinds: [SimulatedTargetKind])
@@ -123,7 +121,7 @@ extension UploadCommand {
                 try SimulatedTarget(SimulatedDeviceKind(rawValue: kind.rawValue) ?? .secure, options: options))
         }
         let labels = simulated.map { $0.address ?? "" }
-        let devices = simulated.map { FleetRenderer.Device(label: $0.address ?? "", name: nil, lane: "sim") }
+        let devices = labels.map { FleetRenderer.Device(label: $0, name: nil, lane: "sim") }
         let outcomes = try await runFleet(
             input, devices: devices,
             updates: simulated.map { device in
