@@ -3,7 +3,8 @@
 #   scripts/fuzz.sh TARGET [RUNS] [SECONDS]   fuzz TARGET for RUNS executions (default 10,000,000) or SECONDS
 #   scripts/fuzz.sh replay                    run every committed corpus once (CI): each input must pass
 # TARGET: package (zip reader + manifest + init packets), init-packet (Secure protobuf and legacy decoders),
-# catalog (JSON + catalog schema), wire (DFU notification/response parsers and the controller consuming them).
+# catalog (JSON + catalog schema), wire (DFU notification/response parsers and the controller consuming them),
+# smp (the CBOR decoder, SMP frames and answers, the serial console framing).
 # The corpus grows in .fuzz/TARGET/corpus (seeded from Tests/Fuzz/Corpus/TARGET); crashes land in
 # .fuzz/TARGET/artifacts. Run long campaigns under `nice -n 19`. Intel HEX has its own script, fuzz-hex.sh.
 set -euo pipefail
@@ -16,7 +17,8 @@ sources() {
         catalog) ls Sources/Catalog/CatalogDecoder.swift Sources/Catalog/CatalogEntry.swift \
             Sources/Catalog/CatalogError.swift Sources/Catalog/JSON/*.swift ;;
         wire) ls Sources/Checksums/*.swift; find Sources/DFUController -name '*.swift' ;;
-        *) echo "fuzz.sh: unknown target '$1' (package, init-packet, catalog, wire, replay)" >&2; exit 64 ;;
+        smp) find Sources/SMP -name '*.swift' ;;
+        *) echo "fuzz.sh: unknown target '$1' (package, init-packet, catalog, wire, smp, replay)" >&2; exit 64 ;;
     esac
 }
 
@@ -26,6 +28,7 @@ harness() {
         init-packet) echo Tests/Fuzz/InitPacketFuzz.swift ;;
         catalog) echo Tests/Fuzz/CatalogFuzz.swift ;;
         wire) echo Tests/Fuzz/WireFuzz.swift ;;
+        smp) echo Tests/Fuzz/SMPFuzz.swift ;;
     esac
 }
 
@@ -58,7 +61,7 @@ build() {
 }
 
 if [ "${1:-}" = replay ]; then
-    for target in package init-packet catalog wire; do
+    for target in package init-packet catalog wire smp; do
         # A folder of its own, so that a replay never replaces the binary of a long run in progress.
         build "$target" ".fuzz/replay-$target"
         echo "fuzz replay: $target ($(ls Tests/Fuzz/Corpus/$target | wc -l) inputs)" >&2

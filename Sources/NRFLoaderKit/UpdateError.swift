@@ -88,7 +88,7 @@ package struct SMPUploadFailure: Error, Sendable, CustomStringConvertible {
         switch error {
         case .cancelled: .interrupted
         case .rejected, .protocolViolation, .unexpectedState: .protocolError
-        case .timedOut, .reconnectsExhausted, .unanswered: .temporaryFailure
+        case .timedOut, .reconnectsExhausted, .unanswered, .stalled: .temporaryFailure
         case .transport(let failure):
             switch failure.kind {
             case .deviceNotFound: deviceWasReached ? .temporaryFailure : .unavailable

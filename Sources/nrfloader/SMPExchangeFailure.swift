@@ -15,7 +15,7 @@ struct SMPExchangeFailure: Error, Sendable, CustomStringConvertible {
     var exitStatus: ExitStatus {
         switch error {
         case .cancelled: .interrupted
-        case .rejected, .protocolViolation: .protocolError
+        case .rejected, .protocolViolation, .notApplied: .protocolError
         case .timedOut: deviceWasReached ? .temporaryFailure : .unavailable
         case .transport(let failure):
             switch failure.kind {

@@ -7,7 +7,7 @@ import SMP
 /// 1 after lost answers). Text that comes from the device (versions, the echo) is escaped before it reaches a
 /// terminal.
 enum SMPVerbOutput {
-    /// `image list`, and `image test|confirm` when the device answered with the new state.
+    /// `image list`, and `image test|confirm` with the state read after the change.
     static func imageState(
         _ state: ImageStateResponse, command: String, device: SMPTargetOptions, attempts: Int
     ) {
@@ -23,17 +23,12 @@ enum SMPVerbOutput {
         Console.result(table([header] + rows))
     }
 
-    /// `image test|confirm`: the state the device answered with, or a line when it sent none.
+    /// `image test|confirm`: the state a fresh read showed after the device accepted the change.
     static func stateWritten(_ result: SMPExchangeResult, command: String, device: SMPTargetOptions) {
         guard case .stateWritten(let state) = result.reply else {
             preconditionFailure("\(command) ended with \(result.reply)")
         }
-        if let state { return imageState(state, command: command, device: device, attempts: result.attempts) }
-        if device.output.json {
-            Console.json(object(command, device, result.attempts, ["images": .null]))
-        } else {
-            Console.result("\(command): accepted by the device (its answer carries no image state)")
-        }
+        imageState(state, command: command, device: device, attempts: result.attempts)
     }
 
     /// `image erase`.

@@ -89,6 +89,13 @@ import Testing
         ("0000", .trailingBytes(offset: 1, count: 1)),
         ("5bffffffffffffffff", .lengthTooLarge(offset: 0, length: UInt64.max)),
         ("9b00000000ffffffff", .truncated(offset: 9, needed: 4_294_967_295)),
+        // A map of 2^32 - 1 entries in 7 bytes: refused before anything is allocated.
+        ("baffffffff00", .truncated(offset: 5, needed: 8_589_934_589)),
+        // Duplicate keys, in zcbor's indefinite form and the definite one: {"off": 4229, "off": 0}.
+        ("bf636f6666191085636f666600ff", .duplicateKey(offset: 8, key: .text("off"))),
+        ("a2636f6666191085636f666600", .duplicateKey(offset: 8, key: .text("off"))),
+        // A nested map repeating an integer key: {"err": {1: 0, 1: 2}}.
+        ("a163657272a201000102", .duplicateKey(offset: 8, key: .unsigned(1))),
     ]
 
     @Test("rejects malformed input with the offset and reason", arguments: malformed)
@@ -111,6 +118,9 @@ import Testing
         #expect(
             "\(CBORDecodingError.unsupported(offset: 0, initialByte: 0xC1, what: "a tag"))"
                 == "CBOR byte 0: a tag (initial byte 0xC1) is not used by SMP")
+        #expect(
+            "\(CBORDecodingError.duplicateKey(offset: 8, key: .text("off")))"
+                == "CBOR byte 8: map key 'off' appears twice in one map")
     }
 
     private static func randomValue(depth: Int, using generator: inout SeededGenerator) -> CBORValue {

@@ -239,7 +239,7 @@ import Testing
         #expect(actions.last == .fail(.protocolViolation("echo answer: SMP field 'r' is missing")))
     }
 
-    @Test("a state write answered without state is accepted as such; the link dropping first sends it again")
+    @Test("a state write answered without state is checked by a fresh read; the link dropping first sends it again")
     func stateWriteWithoutState() throws {
         var (machine, first) = try Self.sent(.confirmImage(hash: nil))
         var actions = machine.transportDisconnected(at: .milliseconds(100))
@@ -252,17 +252,86 @@ import Testing
         let second = try #require(Self.frames(machine.connected(mtu: 247, at: .milliseconds(200))).first)
         #expect(second.body == first.body)
         actions = machine.receive(Self.answer(to: second, .map([])), at: .milliseconds(300))
-        #expect(actions.last == .finish(SMPExchangeResult(reply: .stateWritten(nil), attempts: 2)))
+        // The write's answer is the write's word: a state read (group 1, id 0, seq 2) follows.
+        let read = try #require(Self.frames(actions).first)
+        #expect(read.header.group == 1 && read.header.command == 0 && read.header.sequence == 2)
+        #expect(actions.first == .cancelTimer(.response))
+        actions = machine.receive(Self.answer(to: read, Self.state.body), at: .milliseconds(400))
+        #expect(actions.last == .finish(SMPExchangeResult(reply: .stateWritten(Self.state), attempts: 2)))
     }
 
-    @Test("image erase: an empty answer is the slot erased; it waits the erase timeout, not the response timeout")
+    static let unconfirmed = ImageStateResponse(slots: [
+        ImageSlotState(slot: 0, version: "0.0.1", hash: [UInt8](repeating: 1, count: 32), isActive: true),
+        ImageSlotState(slot: 1, version: "2.0.0", hash: hash),
+    ])
+
+    @Test(
+        "a device that accepts a state change and writes nothing is caught by the read after it",
+        arguments: [
+            (
+                SMPManagementRequest.confirmImage(hash: nil),
+                "device accepted image confirm, but a fresh read of its image state shows slot 0 active, not confirmed"
+            ),
+            (
+                .testImage(hash: hash),
+                "device accepted image test, but a fresh read of its image state shows slot 1 -, not pending"
+            ),
+            (
+                .confirmImage(hash: hash),
+                "device accepted image confirm, but a fresh read of its image state shows slot 1 -, neither confirmed "
+                    + "nor pending permanently"
+            ),
+            (
+                .eraseImage(slot: nil),
+                "device accepted image erase, but a fresh read of its image state shows slot 1 - still holding "
+                    + "version 2.0.0"
+            ),
+        ])
+    func lyingStateWrite(request: SMPManagementRequest, message: String) throws {
+        var (machine, write) = try Self.sent(request)
+        // The write's own answer claims success (Zephyr answers a write with the state; a liar with the state it
+        // would have): only the read decides.
+        var actions = machine.receive(Self.answer(to: write, Self.state.body), at: .milliseconds(20))
+        let read = try #require(Self.frames(actions).first)
+        actions = machine.receive(Self.answer(to: read, Self.unconfirmed.body), at: .milliseconds(30))
+        let error = SMPExchangeError.notApplied(request, shows: String(message.split(separator: "shows ")[1]))
+        #expect(actions.last == .fail(error))
+        #expect("\(error)" == message)
+    }
+
+    @Test("image erase: the fresh read shows the slot empty; it waits the erase timeout, not the response timeout")
     func erase() throws {
         var (machine, request) = try Self.sent(.eraseImage(slot: 1))
         var fresh = SMPExchange(request: .eraseImage(slot: nil))
         _ = fresh.start(at: .zero)
         #expect(fresh.connected(mtu: 247, at: .zero).last == .startTimer(.response, deadline: .seconds(30)))
-        let actions = machine.receive(Self.answer(to: request, .map([])), at: .seconds(3))
+        var actions = machine.receive(Self.answer(to: request, .map([])), at: .seconds(3))
+        let read = try #require(Self.frames(actions).first)
+        #expect(actions.last == .startTimer(.response, deadline: .seconds(8)))
+        let empty = ImageStateResponse(slots: [Self.state.slots[0]])
+        actions = machine.receive(Self.answer(to: read, empty.body), at: .seconds(4))
         #expect(actions.last == .finish(SMPExchangeResult(reply: .erased, attempts: 1)))
+    }
+
+    @Test("answers with another request's sequence number: the time-out names them, not a dropped request")
+    func straySequence() throws {
+        var (machine, request) = try Self.sent(.echo("x"))
+        var actions: [SMPExchangeAction] = []
+        for attempt in 1...3 {
+            actions = machine.receive(
+                Self.answer(to: request, .map([CBORMapEntry("r", .text("x"))]), sequence: 200), at: .zero)
+            #expect(actions == [.log("ignored an answer with seq 200, not the request's")])
+            actions = machine.timerFired(.response, at: .seconds(5 * attempt))
+            guard attempt < 3 else { break }
+            _ = machine.transportDisconnected(at: .seconds(5 * attempt))
+            request = try #require(Self.frames(machine.connected(mtu: 247, at: .seconds(5 * attempt))).first)
+        }
+        #expect(
+            actions.last
+                == .fail(
+                    .timedOut(
+                        waitingFor: "the answer to echo (the device answered with seq 200, which belongs to another "
+                            + "request; this one went out as seq 2)", limit: .seconds(5))))
     }
 
     @Test("cancel drops the link and fails; a connection that fails is the transport's failure")

@@ -140,6 +140,123 @@ import Testing
         #expect(next[0].header.group == 0 && next[0].header.command == 5)
     }
 
+    @Test(
+        "an offset that never advances ends the update after --retries + 1 answers, naming the offsets",
+        arguments: [3, 1])
+    func stuckOffset(resends: Int) throws {
+        var (machine, actions) = Self.uploading { $0.maximumResends = resends }
+        let first = Self.sentFrames(actions)[0]
+        guard case .bytes(let data)? = first.body["data"] else { throw CancellationError() }
+        actions = machine.receive(Self.answer(to: first, .map([CBORMapEntry("off", .int(data.count))])), at: .zero)
+        var requests = 1
+        // The device answers every chunk, and always with the same offset: the tool follows it only so far.
+        while let request = Self.sentFrames(actions).first {
+            requests += 1
+            #expect(requests < 10, "the upload goes on without progress")
+            if requests >= 10 { break }
+            actions = machine.receive(
+                Self.answer(to: request, .map([CBORMapEntry("off", .int(data.count))])), at: .zero)
+            if case .fail = actions.last { break }
+        }
+        let offsets = Array(repeating: String(data.count), count: resends + 1).joined(separator: ", ")
+        #expect(
+            actions.last
+                == .fail(
+                    .stalled(
+                        "the device answered \(resends + 1) upload requests in a row without taking a byte (offsets "
+                            + "\(offsets), of \(Self.image.count) bytes)")))
+        #expect(
+            "\(SMPUploadError.stalled("x"))" == "upload made no progress: x")
+    }
+
+    @Test(
+        "an offset that goes back to anything but 0 is a protocol violation; back to 0 restarts, a bounded number of times"
+    )
+    func offsetGoesBack() throws {
+        var (machine, actions) = Self.uploading()
+        let first = Self.sentFrames(actions)[0]
+        guard case .bytes(let data)? = first.body["data"] else { throw CancellationError() }
+        actions = machine.receive(Self.answer(to: first, .map([CBORMapEntry("off", .int(data.count))])), at: .zero)
+        let window = Self.sentFrames(actions)
+        let back = machine.receive(Self.answer(to: window[0], .map([CBORMapEntry("off", .int(100))])), at: .zero)
+        #expect(
+            back.last
+                == .fail(
+                    .protocolViolation(
+                        "the device moved its upload offset back from \(data.count) to 100 after the chunk at "
+                            + "\(data.count); only a restarted upload (offset 0) may go back")))
+
+        // A device that starts over (offset 0) is followed: the first chunk, with len and sha, goes again; four
+        // restarts in a row are one too many.
+        (machine, actions) = Self.uploading()
+        var restarts = 0
+        while restarts < 6 {
+            let chunk = Self.sentFrames(actions)[0]
+            actions = machine.receive(Self.answer(to: chunk, .map([CBORMapEntry("off", .int(data.count))])), at: .zero)
+            // The device answers the whole window with offset 0: it lost what it held.
+            let window = Self.sentFrames(actions)
+            actions = machine.receive(Self.answer(to: window[0], .map([CBORMapEntry("off", .int(0))])), at: .zero)
+            restarts += 1
+            if case .fail = actions.last { break }
+            for chunk in window.dropFirst() {
+                actions = machine.receive(Self.answer(to: chunk, .map([CBORMapEntry("off", .int(0))])), at: .zero)
+            }
+            let again = Self.sentFrames(actions)
+            #expect(again.count == 1 && Self.offset(again[0]) == 0 && again[0].body["sha"] != nil)
+        }
+        #expect(restarts == 4)
+        #expect(
+            actions.last
+                == .fail(
+                    .stalled(
+                        "the device started the upload over (offset 0) 4 times; the last time it held \(data.count) of "
+                            + "\(Self.image.count) bytes")))
+    }
+
+    @Test("a state write the device accepts but does not make is caught by the fresh read after it")
+    func lyingStateWrite() throws {
+        var configuration = SMPUploadConfiguration()
+        configuration.mode = .test
+        var machine = SMPUploader(
+            image: Self.image, imageHash: Self.hash, fileSHA256: SHA256.hash(Self.image), configuration: configuration)
+        _ = machine.start(at: .zero)
+        var actions = machine.connected(mtu: 247, at: .zero)
+        actions = machine.receive(
+            Self.answer(to: Self.sentFrames(actions)[0], MCUmgrParameters(bufferSize: 384, bufferCount: 4).body),
+            at: .zero)
+        let running = ImageSlotState(
+            slot: 0, version: "0.0.1", hash: [UInt8](repeating: 1, count: 32), isConfirmed: true, isActive: true)
+        let uploaded = ImageStateResponse(slots: [running, ImageSlotState(slot: 1, version: "1.2.3", hash: Self.hash)])
+        actions = machine.receive(Self.answer(to: Self.sentFrames(actions)[0], uploaded.body), at: .zero)
+        let write = Self.sentFrames(actions)[0]
+        #expect(write.header.group == 1 && write.header.command == 0 && write.header.operation == .write)
+        // The answer to the write claims the image is pending; nothing was written.
+        var claimed = uploaded
+        claimed.slots[1].isPending = true
+        actions = machine.receive(Self.answer(to: write, claimed.body), at: .zero)
+        let read = Self.sentFrames(actions)[0]
+        #expect(read.header.group == 1 && read.header.command == 0 && read.header.operation == .read)
+        #expect(actions.contains(.log("device accepted test; reading its state")))
+        actions = machine.receive(Self.answer(to: read, uploaded.body), at: .zero)
+        #expect(actions.last == .fail(.unexpectedState("the device accepted test but slot 1 shows -")))
+    }
+
+    @Test(
+        "an integer that does not fit names the field, the value and the range",
+        arguments: [
+            (CBORValue.unsigned(.max), "18446744073709551615"), (.negative(.max), "-18446744073709551616"),
+            (.int(-1), "-1"),
+        ])
+    func integerOutOfRange(value: CBORValue, text: String) {
+        var (machine, actions) = Self.uploading()
+        let first = Self.sentFrames(actions)[0]
+        actions = machine.receive(Self.answer(to: first, .map([CBORMapEntry("off", value)])), at: .zero)
+        #expect(
+            actions.last
+                == .fail(
+                    .protocolViolation("image upload answer: SMP field 'off' is \(text), outside 0...4294967295")))
+    }
+
     @Test("a malformed answer is the device's protocol violation")
     func malformedAnswer() {
         var (machine, actions) = Self.uploading()

@@ -3,7 +3,9 @@
 /// truncated result instead of a reason).
 ///
 /// Definite and indefinite-length maps and arrays are both accepted (Zephyr's zcbor answers with `bf … ff`).
-/// Lengths are checked against the bytes left before anything is allocated, so a hostile length costs nothing.
+/// Lengths are checked against the bytes left before anything is allocated, so a hostile length costs nothing, and
+/// a map that repeats a key is refused, as zcbor's decoder refuses it: a reader that took the first (or the last)
+/// of two `off` or `hash` entries would be reading what the device did not mean.
 package struct CBORDecoder: Sendable {
     /// The deepest nesting of maps and arrays accepted; SMP's deepest (image state: map, list, map) is 3.
     package var maximumDepth: Int
@@ -152,22 +154,28 @@ package struct CBORDecoder: Sendable {
         {
             var entries: [CBORMapEntry] = []
             if info == 31 {
-                while let key = try item(depth: depth + 1) {
+                var keys: Set<CBORValue> = []
+                while true {
+                    let keyOffset = position
+                    guard let key = try item(depth: depth + 1) else { break }
                     let valueOffset = position
                     guard let value = try item(depth: depth + 1) else {
                         throw .mapKeyWithoutValue(offset: valueOffset)
                     }
+                    guard keys.insert(key).inserted else { throw .duplicateKey(offset: keyOffset, key: key) }
                     entries.append(CBORMapEntry(key, value))
                 }
                 return entries
             }
             let count = try length(info, at: offset, minimumElementSize: 2)
             entries.reserveCapacity(count)
+            var keys: Set<CBORValue> = []
             for _ in 0..<count {
                 let keyOffset = position
                 guard let key = try item(depth: depth + 1) else { throw .unexpectedBreak(offset: keyOffset) }
                 let valueOffset = position
                 guard let value = try item(depth: depth + 1) else { throw .unexpectedBreak(offset: valueOffset) }
+                guard keys.insert(key).inserted else { throw .duplicateKey(offset: keyOffset, key: key) }
                 entries.append(CBORMapEntry(key, value))
             }
             return entries

@@ -21,6 +21,9 @@ package enum CBORDecodingError: Error, Sendable, Equatable, CustomStringConverti
     case trailingBytes(offset: Int, count: Int)
     /// A length that does not fit in memory on this platform.
     case lengthTooLarge(offset: Int, length: UInt64)
+    /// A map key that an earlier entry of the same map already has (RFC 8949 §5.6: such a map is not valid, and
+    /// zcbor refuses it).
+    case duplicateKey(offset: Int, key: CBORValue)
 
     package var description: String {
         switch self {
@@ -42,6 +45,8 @@ package enum CBORDecodingError: Error, Sendable, Equatable, CustomStringConverti
             "CBOR has \(count) bytes after the item, from byte \(offset)"
         case .lengthTooLarge(let offset, let length):
             "CBOR byte \(offset): length \(length) is too large"
+        case .duplicateKey(let offset, let key):
+            "CBOR byte \(offset): map key \(key.briefDescription) appears twice in one map"
         }
     }
 }

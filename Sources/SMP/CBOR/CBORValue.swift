@@ -4,7 +4,7 @@
 /// Maps keep their entries in wire order (zcbor emits and reads them in order, and a test compares bytes), so a map
 /// is a list of ``CBORMapEntry`` rather than a dictionary. Floats, tags and other simple values are not part of SMP's
 /// image and OS groups; the decoder rejects them with a reason.
-package indirect enum CBORValue: Sendable, Equatable {
+package indirect enum CBORValue: Sendable, Hashable {
     /// Major type 0: an unsigned integer, 0 to 2^64 − 1.
     case unsigned(UInt64)
     /// Major type 1: the integer −1 − `n`.
@@ -39,12 +39,31 @@ package indirect enum CBORValue: Sendable, Equatable {
         }
     }
 
-    /// The value for a text key, when this is a map that has one (the first, if repeated).
+    /// The value for a text key, when this is a map that has one (the decoder refuses a map with a repeated key).
     ///
     /// - Parameter key: The text key.
     package subscript(key: String) -> CBORValue? {
         guard case .map(let entries) = self else { return nil }
         return entries.first { $0.key == .text(key) }?.value
+    }
+
+    /// The value of an integer item as text, whatever its size: `18446744073709551615`, `-18446744073709551616`;
+    /// `nil` for other items.
+    package var integerText: String? {
+        switch self {
+        case .unsigned(let value): String(value)
+        case .negative(let value): value == .max ? "-18446744073709551616" : "-\(value + 1)"
+        case .bytes, .text, .array, .map, .bool, .null: nil
+        }
+    }
+
+    /// The item in a few words for a message: a text key in quotes, an integer's value, otherwise its kind.
+    package var briefDescription: String {
+        switch self {
+        case .text(let text): "'\(text.count <= 32 ? text : String(text.prefix(32)) + "…")'"
+        case .unsigned, .negative: integerText ?? kindDescription
+        case .bytes, .array, .map, .bool, .null: kindDescription
+        }
     }
 
     /// What kind of item this is, for error messages ("a byte string").
@@ -62,7 +81,7 @@ package indirect enum CBORValue: Sendable, Equatable {
 }
 
 /// One key and value of a CBOR map.
-package struct CBORMapEntry: Sendable, Equatable {
+package struct CBORMapEntry: Sendable, Hashable {
     /// The key.
     package var key: CBORValue
     /// The value.

@@ -4,7 +4,7 @@
 /// | --- | --- | --- |
 /// | idle | `start(at:)` | connecting |
 /// | connecting | `connected(mtu:at:)` | awaiting answer (the request sent) |
-/// | awaiting answer | an answer with one of the request's sequence numbers | ended; for reset, resetting |
+/// | awaiting answer | an answer with one of the request's sequence numbers | ended; for reset, resetting; for a state change, awaiting answer to the state read |
 /// | resetting | link loss | ended (reset) |
 /// | awaiting link loss | link loss after nrfloader disconnected (no answer in time) | connecting, then the request again |
 /// | ended | nothing | – |
@@ -14,14 +14,33 @@
 /// again on a new connection, up to ``SMPExchangeConfiguration/maximumAttempts`` sends in all; an answer to any of
 /// them is the answer. A reset is done when the link drops, answered or not: the device may reset before its answer
 /// leaves.
+///
+/// A request that changes the image state (test, confirm, erase) is not done when the device accepts it: the machine
+/// then reads the state afresh, as a request of its own with the same retries, and ends with what that read shows. A
+/// read that does not show the change fails the exchange (``SMPExchangeError/notApplied(_:shows:)``): a device that
+/// lies, or loses the write, answers the write itself the same way as one that did it.
 package struct SMPExchange: Sendable {
     private let request: SMPManagementRequest
     private let configuration: SMPExchangeConfiguration
     private var state: State = .idle
     private var nextSequence: UInt8 = 0
-    /// The sequence numbers the request went out with, oldest first.
+    /// What is being asked now: the request, or the state read that checks it.
+    private var step = Step.request
+    /// The sequence numbers the current step's request went out with, oldest first.
     private var sequences: [UInt8] = []
+    /// How many times the request itself was sent, once the read that checks it has begun.
+    private var requestAttempts = 0
+    /// The sequence number of the last answer that belonged to no request of this exchange.
+    private var straySequence: UInt8?
     private var hasConnected = false
+
+    /// The request on the wire at each step.
+    private enum Step: Sendable {
+        /// The user's request.
+        case request
+        /// The image state read after a state change.
+        case readBack
+    }
 
     /// Where the machine is.
     private enum State: Sendable {
@@ -104,21 +123,42 @@ package struct SMPExchange: Sendable {
             return fail(.protocolViolation("device sent a \(frame.header.operation) request, not an answer"))
         }
         guard let attempt = sequences.firstIndex(of: frame.header.sequence).map({ $0 + 1 }) else {
+            straySequence = frame.header.sequence
             return [.log("ignored an answer with seq \(frame.header.sequence), not the request's")]
         }
-        let command = request.wire.command
+        let asked = currentRequest
+        let command = asked.wire.command
         guard frame.header.group == command.group.rawValue, frame.header.command == command.id else {
             return fail(
                 .protocolViolation(
                     "answer with seq \(frame.header.sequence) is for group \(frame.header.group) command "
-                        + "\(frame.header.command), not \(request)"))
+                        + "\(frame.header.command), not \(asked)"))
         }
         do {
             if let error = try SMPResponse.error(in: frame.body) {
-                return fail(.rejected(request, error, attempt: attempt))
+                return fail(.rejected(asked, error, attempt: attempt))
             }
         } catch {
-            return fail(.protocolViolation("\(request) answer: \(error)"))
+            return fail(.protocolViolation("\(asked) answer: \(error)"))
+        }
+        straySequence = nil
+        if case .readBack = step {
+            do {
+                let state = try ImageStateResponse(body: frame.body)
+                if let problem = request.unappliedChange(in: state) {
+                    return fail(.notApplied(request, shows: problem))
+                }
+                return finish(request.verifiedReply(state))
+            } catch {
+                return fail(.protocolViolation("\(asked) answer: \(error)"))
+            }
+        }
+        if request.changesImageState {
+            step = .readBack
+            requestAttempts = sequences.count
+            sequences = []
+            return [.cancelTimer(.response), .log("device accepted \(request); reading its image state")]
+                + send(at: now)
         }
         if request == .reset {
             state = .resetting
@@ -147,7 +187,7 @@ package struct SMPExchange: Sendable {
             // a console line can be lost with the link).
             return [.log("the link dropped before the answer to reset")] + finish(.reset(answered: false))
         case .awaitingAnswer:
-            return retry(after: "the link dropped before the answer to \(request)", at: now)
+            return retry(after: "the link dropped before the answer to \(currentRequest)", at: now)
         case .awaitingLinkLoss:
             return connect(at: now)
         case .connecting:
@@ -195,11 +235,19 @@ package struct SMPExchange: Sendable {
             return fail(.timedOut(waitingFor: "the connection", limit: configuration.connectionTimeout))
         case (.response, .awaitingAnswer):
             guard sequences.count < configuration.maximumAttempts else {
-                return fail(.timedOut(waitingFor: "the answer to \(request)", limit: responseTimeout))
+                guard let stray = straySequence, let sent = sequences.last else {
+                    return fail(.timedOut(waitingFor: "the answer to \(currentRequest)", limit: responseTimeout))
+                }
+                return fail(
+                    .timedOut(
+                        waitingFor: "the answer to \(currentRequest) (the device answered with seq \(stray), which "
+                            + "belongs to another request; this one went out as seq \(sent))",
+                        limit: responseTimeout))
             }
             state = .awaitingLinkLoss
             return [
-                .log("no answer to \(request) within \(responseTimeout); reconnecting to send it again"), .disconnect,
+                .log("no answer to \(currentRequest) within \(responseTimeout); reconnecting to send it again"),
+                .disconnect,
             ]
         case (.linkLoss, .resetting):
             return fail(
@@ -229,8 +277,16 @@ package struct SMPExchange: Sendable {
     // MARK: - Steps
 
     private var responseTimeout: Duration {
-        if case .eraseImage = request { return configuration.eraseTimeout }
+        if case .eraseImage = currentRequest { return configuration.eraseTimeout }
         return configuration.responseTimeout
+    }
+
+    /// The request of the current step.
+    private var currentRequest: SMPManagementRequest {
+        switch step {
+        case .request: request
+        case .readBack: .readImageState
+        }
     }
 
     private mutating func connect(at now: Duration) -> [SMPExchangeAction] {
@@ -243,7 +299,7 @@ package struct SMPExchange: Sendable {
         nextSequence &+= 1
         sequences.append(sequence)
         state = .awaitingAnswer
-        let frame = request.wire.frame(sequence: sequence, version: configuration.version).encoded()
+        let frame = currentRequest.wire.frame(sequence: sequence, version: configuration.version).encoded()
         return [.send(frame), .startTimer(.response, deadline: now + responseTimeout)]
     }
 
@@ -256,7 +312,12 @@ package struct SMPExchange: Sendable {
 
     private mutating func finish(_ reply: SMPManagementReply) -> [SMPExchangeAction] {
         state = .ended
-        let result = SMPExchangeResult(reply: reply, attempts: sequences.count)
+        let attempts: Int
+        switch step {
+        case .request: attempts = sequences.count
+        case .readBack: attempts = requestAttempts
+        }
+        let result = SMPExchangeResult(reply: reply, attempts: attempts)
         return [.cancelTimer(.response), .cancelTimer(.linkLoss), .finish(result)]
     }
 

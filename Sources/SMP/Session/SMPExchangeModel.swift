@@ -95,6 +95,8 @@ package enum SMPExchangeError: Error, Sendable, Equatable, CustomStringConvertib
     case rejected(SMPManagementRequest, SMPDeviceError, attempt: Int)
     /// The device sent something that is not a valid answer.
     case protocolViolation(String)
+    /// The device accepted a state change, but a fresh read of its image state does not show it.
+    case notApplied(SMPManagementRequest, shows: String)
     /// Nothing came in time.
     case timedOut(waitingFor: String, limit: Duration)
     /// The transport failed (connect, write, or the link).
@@ -112,6 +114,8 @@ package enum SMPExchangeError: Error, Sendable, Equatable, CustomStringConvertib
                 : ""
             return "device refused \(request): \(error)\(resent)"
         case .protocolViolation(let what): return "device violated SMP: \(what)"
+        case .notApplied(let request, let shows):
+            return "device accepted \(request), but a fresh read of its image state shows \(shows)"
         case .timedOut(let what, let limit): return "timed out after \(limit) waiting for \(what)"
         case .transport(let failure): return "transport failed: \(failure)"
         case .cancelled: return "cancelled"

@@ -40,12 +40,62 @@ package enum SMPManagementRequest: Sendable, Equatable, CustomStringConvertible 
         }
     }
 
-    /// Whether the request changes the device's image state, so that a copy sent again after a lost answer may meet
-    /// the state the first one already set.
+    /// Whether the request changes the device's image state: a copy sent again after a lost answer may meet the state
+    /// the first one already set, and the change is checked by a fresh state read.
     var changesImageState: Bool {
         switch self {
-        case .testImage, .confirmImage: true
-        case .echo, .reset, .readImageState, .eraseImage: false
+        case .testImage, .confirmImage, .eraseImage: true
+        case .echo, .reset, .readImageState: false
+        }
+    }
+
+    /// What a fresh state read shows where it does not show this request's change; `nil` when it shows it.
+    ///
+    /// - test: the image is pending (MCUboot swaps to it on the next reset);
+    /// - confirm with a hash: the image runs confirmed, or is pending permanently;
+    /// - confirm without one: image 0's running slot is confirmed;
+    /// - erase: the slot (by default image 0's secondary) holds no image.
+    ///
+    /// - Parameter state: The state read after the device accepted the request.
+    /// - Returns: The slot as it stands, in words, or `nil`.
+    func unappliedChange(in state: ImageStateResponse) -> String? {
+        func describe(_ slot: ImageSlotState) -> String {
+            let image = state.slots.contains { $0.image != 0 } ? "image \(slot.image) " : ""
+            return "\(image)slot \(slot.slot) \(slot.flagsDescription)"
+        }
+        switch self {
+        case .testImage(let hash):
+            guard let slot = state.slots.first(where: { $0.hash == hash }) else { return "no slot holding the image" }
+            return slot.isPending ? nil : "\(describe(slot)), not pending"
+        case .confirmImage(let hash?):
+            guard let slot = state.slots.first(where: { $0.hash == hash }) else { return "no slot holding the image" }
+            return (slot.isActive && slot.isConfirmed) || (slot.isPending && slot.isPermanent)
+                ? nil : "\(describe(slot)), neither confirmed nor pending permanently"
+        case .confirmImage(nil):
+            guard let slot = state.slots.first(where: { $0.image == 0 && $0.isActive }) else {
+                return "no running image"
+            }
+            return slot.isConfirmed ? nil : "\(describe(slot)), not confirmed"
+        case .eraseImage(let number):
+            let erased = number ?? 1
+            guard let slot = state.slots.first(where: { $0.image == erased / 2 && $0.slot == erased % 2 }) else {
+                return nil
+            }
+            return "\(describe(slot)) still holding version \(slot.version)"
+        case .echo, .reset, .readImageState:
+            preconditionFailure("\(self) changes no image state")
+        }
+    }
+
+    /// The reply of a state change that a fresh read confirmed.
+    ///
+    /// - Parameter state: The fresh state.
+    /// - Returns: The reply.
+    func verifiedReply(_ state: ImageStateResponse) -> SMPManagementReply {
+        switch self {
+        case .testImage, .confirmImage: .stateWritten(state)
+        case .eraseImage: .erased
+        case .echo, .reset, .readImageState: preconditionFailure("\(self) changes no image state")
         }
     }
 
@@ -60,13 +110,8 @@ package enum SMPManagementRequest: Sendable, Equatable, CustomStringConvertible 
             return .echoed(try EchoResponse(body: body).text)
         case .readImageState:
             return .imageState(try ImageStateResponse(body: body))
-        case .testImage, .confirmImage:
-            // Zephyr answers a state write with the new state (`img_mgmt_state_write` ends in a state read); MCUboot's
-            // serial recovery and older servers answer `{}` or `{"rc": 0}`.
-            guard body["images"] != nil else { return .stateWritten(nil) }
-            return .stateWritten(try ImageStateResponse(body: body))
-        case .eraseImage:
-            return .erased
+        case .testImage, .confirmImage, .eraseImage:
+            preconditionFailure("a state change's reply comes from the state read after it, not from its answer")
         case .reset:
             preconditionFailure("a reset's reply comes with the link's loss, not from its answer")
         }
@@ -82,8 +127,8 @@ package enum SMPManagementReply: Sendable, Equatable {
     case reset(answered: Bool)
     /// The image state the device reported.
     case imageState(ImageStateResponse)
-    /// A state write was accepted; the state the device answered with, when it sent one.
-    case stateWritten(ImageStateResponse?)
-    /// The slot was erased.
+    /// A state write was accepted, and a fresh read shows it: the state that read reported.
+    case stateWritten(ImageStateResponse)
+    /// The slot was erased, and a fresh read shows it empty.
     case erased
 }

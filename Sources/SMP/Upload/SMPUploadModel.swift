@@ -199,6 +199,8 @@ package enum SMPUploadError: Error, Sendable, Equatable, CustomStringConvertible
     /// A request was sent `sends` times in a row and never answered within `limit` (the device drops it, or its
     /// answer); `remedy` says what to check.
     case unanswered(String, sends: Int, limit: Duration, remedy: String)
+    /// The device answered, again and again, without taking the upload further.
+    case stalled(String)
     /// The user interrupted.
     case cancelled
 
@@ -207,6 +209,7 @@ package enum SMPUploadError: Error, Sendable, Equatable, CustomStringConvertible
         case .rejected(let command, let error): "device refused \(command): \(error)"
         case .protocolViolation(let what): "device violated SMP: \(what)"
         case .unexpectedState(let what): "device state: \(what)"
+        case .stalled(let what): "upload made no progress: \(what)"
         case .timedOut(let what, let limit): "timed out after \(limit) waiting for \(what)"
         case .transport(let failure): "transport failed: \(failure)"
         case .reconnectsExhausted(let attempts): "link lost again after \(attempts) reconnects"

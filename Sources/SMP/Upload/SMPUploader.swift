@@ -14,8 +14,14 @@
 ///    test: the device would refuse with `IMAGE_ALREADY_PENDING` (28).
 ///
 /// Every decision after a (re)connection starts from the device's image state, so a lost link, a reset or a
-/// device that already holds the image all go through the same `decide(_:at:)`. The result is reported only from
-/// the device's own state.
+/// device that already holds the image all go through the same `decide(_:after:at:)`. The result is reported only from
+/// the device's own state, read afresh: a state write's own answer is never taken for the state, since a device
+/// that lies or loses the write answers it the same way; the state read that follows every write decides.
+///
+/// A device that answers without making progress cannot keep the upload going: an answer from a chunk the device was
+/// due to take that leaves its offset where it was (or sends it back to 0, a restarted upload) is counted, and more
+/// than ``SMPUploadConfiguration/maximumResends`` of them in a row end the update naming the offsets seen. An
+/// offset that goes back to anything but 0 is never followed.
 ///
 /// Several images (an nRF Connect SDK `dfu_application.zip`: the nRF5340's application core as image 0, its
 /// network core as image 1) go in one session, as nRF Connect Device Manager sends them: each image is uploaded to
@@ -81,6 +87,8 @@ package struct SMPUploader: Sendable {
         var bytesSent = 0
         var bytesUploaded = 0
         var uploadCompleted = false
+        /// Times the device started this image's upload over (answered offset 0 after holding bytes).
+        var restarts = 0
     }
 
     private struct Chunk: Sendable {
@@ -108,9 +116,13 @@ package struct SMPUploader: Sendable {
         /// The image the progress reports are about (an index in ``images``).
         var current = 0
         var hasReset = false
-        /// The state write last sent (image index, confirm), to notice a device that accepts it without changing
-        /// state.
-        var lastStateWrite: (index: Int, confirm: Bool)?
+        /// The state write the device accepted last (image index, confirm), until the state read after it: to notice a
+        /// device that accepts a write without changing its state.
+        var stateWriteToVerify: (index: Int, confirm: Bool)?
+        /// Upload answers in a row, since the device last took a byte, that took nothing: the offsets they reported.
+        var stalledOffsets: [Int] = []
+        /// The sequence number of the last answer that matched no request in flight, since the last one that did.
+        var straySequence: UInt8?
         var reconnectsInRow = 0
         var reconnects = 0
         var hasConnected = false
@@ -347,10 +359,14 @@ package struct SMPUploader: Sendable {
         }
         let count = countLostAnswer(to: .other(request))
         guard count <= configuration.maximumResends else {
+            var sequence: UInt8?
+            if case .awaiting(_, let sent) = state { sequence = sent }
             return fail(
                 .unanswered(
                     "\(request.command)", sends: count, limit: configuration.responseTimeout,
-                    remedy: "the device dropped the request or its answer; give a longer --timeout"))
+                    remedy: unansweredRemedy(
+                        sequence: sequence,
+                        otherwise: "the device dropped the request or its answer; give a longer --timeout")))
         }
         session.reconnectsInRow += 1
         session.reconnects += 1
@@ -385,7 +401,10 @@ package struct SMPUploader: Sendable {
                     "the device dropped requests of up to \(frameLimit) bytes or their answers; try --smp-window 1 or a "
                     + "longer --timeout"
             }
-            return fail(.unanswered(what, sends: count, limit: limit, remedy: remedy))
+            return fail(
+                .unanswered(
+                    what, sends: count, limit: limit,
+                    remedy: unansweredRemedy(sequence: upload.inFlight.first?.sequence, otherwise: remedy)))
         }
         var actions: [SMPAction] = []
         if case .console(let lines?) = configuration.link, session.reducedFrameLimit == nil {
@@ -456,8 +475,17 @@ package struct SMPUploader: Sendable {
         return [.cancelTimer(.response), .cancelTimer(.connection), .cancelTimer(.resetDisconnect), .fail(error)]
     }
 
-    private func ignoreLate(_ frame: SMPFrame) -> [SMPAction] {
-        [.log("ignored an answer to no request in flight (seq \(frame.header.sequence))")]
+    private mutating func ignoreLate(_ frame: SMPFrame) -> [SMPAction] {
+        session.straySequence = frame.header.sequence
+        return [.log("ignored an answer to no request in flight (seq \(frame.header.sequence))")]
+    }
+
+    /// Why a request went unanswered, as far as the device showed it: an answer that came with another request's
+    /// sequence number says more than a guess about dropped requests.
+    private func unansweredRemedy(sequence: UInt8?, otherwise remedy: String) -> String {
+        guard let stray = session.straySequence else { return remedy }
+        let own = sequence.map { " (this request went out as seq \($0))" } ?? ""
+        return "the device answered with seq \(stray), which belongs to another request\(own)"
     }
 
     /// Checks an answer's group and command against the request, and reads its error.
@@ -478,6 +506,7 @@ package struct SMPUploader: Sendable {
 
     private mutating func answer(to request: Request, _ frame: SMPFrame, at now: Duration) -> [SMPAction] {
         var actions: [SMPAction] = [.cancelTimer(.response)]
+        session.straySequence = nil
         if session.lostAnswers?.request == .other(request) { session.lostAnswers = nil }
         if case .failure(let error) = check(frame, answers: request.command) {
             guard request == .parameters, case .rejected(_, let deviceError) = error, deviceError.isNotSupported else {
@@ -503,7 +532,15 @@ package struct SMPUploader: Sendable {
                 return fail(.protocolViolation("MCUmgr parameters answer: \(error)"))
             }
             return actions + send(.readState, phase: .inspecting, at: now)
-        case .readState, .writeState:
+        case .writeState(let index, let confirm):
+            // Zephyr answers a write with the state, but that answer is the write's word, not the device's state:
+            // the decision waits for a read of its own.
+            session.reconnectsInRow = 0
+            session.stateWriteToVerify = (index, confirm)
+            actions.append(
+                .log("device accepted \(confirm ? "confirm" : "test")\(imageLabel(index)); reading its state"))
+            return actions + send(.readState, phase: .verifying, at: now)
+        case .readState:
             let slots: ImageStateResponse
             do {
                 slots = try ImageStateResponse(body: frame.body)
@@ -512,12 +549,9 @@ package struct SMPUploader: Sendable {
             }
             session.reconnectsInRow = 0
             actions.append(.log("image state: " + Self.describe(slots)))
-            if case .writeState(let index, let confirm) = request {
-                session.lastStateWrite = (index, confirm)
-            } else {
-                session.lastStateWrite = nil
-            }
-            return actions + decide(slots, at: now)
+            let written = session.stateWriteToVerify
+            session.stateWriteToVerify = nil
+            return actions + decide(slots, after: written, at: now)
         case .reset:
             state = .resetting
             return actions + [
@@ -545,7 +579,9 @@ package struct SMPUploader: Sendable {
     /// The next step from the device's image state: every image uploaded first, in order; then a running image
     /// that the mode wants confirmed; then each image marked for test or confirmed; then one reset; the result when
     /// every image stands as asked.
-    private mutating func decide(_ slots: ImageStateResponse, at now: Duration) -> [SMPAction] {
+    private mutating func decide(
+        _ slots: ImageStateResponse, after written: (index: Int, confirm: Bool)?, at now: Duration
+    ) -> [SMPAction] {
         var needs: [Need] = []
         for index in images.indices {
             switch need(of: index, in: slots) {
@@ -557,7 +593,7 @@ package struct SMPUploader: Sendable {
             return startUpload(index, at: now)
         }
         if let index = needs.firstIndex(where: { if case .confirmRunning = $0 { true } else { false } }) {
-            if let last = session.lastStateWrite, last.index == index, last.confirm {
+            if let written, written.index == index, written.confirm {
                 return fail(
                     .unexpectedState(
                         "the device accepted confirm but \(slotName(of: index, in: slots)) is not confirmed"))
@@ -567,7 +603,7 @@ package struct SMPUploader: Sendable {
         }
         for (index, need) in needs.enumerated() {
             guard case .stateWrite(let confirm) = need else { continue }
-            if let last = session.lastStateWrite, last.index == index, last.confirm == confirm {
+            if let written, written.index == index, written.confirm == confirm {
                 let flags = slots.slot(withHash: images[index].hash, image: images[index].image)?.flagsDescription
                 return fail(
                     .unexpectedState(
@@ -762,12 +798,44 @@ package struct SMPUploader: Sendable {
         }
         var actions: [SMPAction] = []
         let expected = chunk.offset + chunk.length
-        if answer.offset > transfers[index].deviceOffset {
+        let previous = transfers[index].deviceOffset
+        session.straySequence = nil
+        if answer.offset > previous {
             // Everything between the last offset the device reported and this one is now on the device, including
             // a chunk whose own answer was lost.
-            transfers[index].bytesUploaded += answer.offset - transfers[index].deviceOffset
+            transfers[index].bytesUploaded += answer.offset - previous
             session.reconnectsInRow = 0
             session.lostAnswers = nil
+            session.stalledOffsets = []
+        } else {
+            if answer.offset < previous {
+                guard answer.offset == 0 else {
+                    return fail(
+                        .protocolViolation(
+                            "the device moved its upload offset back from \(previous) to \(answer.offset)\(label) "
+                                + "after the chunk at \(chunk.offset); only a restarted upload (offset 0) may go back"))
+                }
+                transfers[index].restarts += 1
+                guard transfers[index].restarts <= configuration.maximumResends else {
+                    return fail(
+                        .stalled(
+                            "the device started the upload\(label) over (offset 0) \(transfers[index].restarts) times; "
+                                + "the last time it held \(previous) of \(size) bytes"))
+                }
+                actions.append(
+                    .log("the device started the upload\(label) over: offset 0 after \(previous) bytes; sending again"))
+            }
+            if !chunk.isSuperseded {
+                // A chunk the device was due to take, and it took nothing.
+                session.stalledOffsets.append(answer.offset)
+                if session.stalledOffsets.count > configuration.maximumResends {
+                    let seen = session.stalledOffsets.map(String.init).joined(separator: ", ")
+                    return fail(
+                        .stalled(
+                            "the device answered \(session.stalledOffsets.count) upload requests\(label) in a row "
+                                + "without taking a byte (offsets \(seen), of \(size) bytes)"))
+                }
+            }
         }
         transfers[index].deviceOffset = answer.offset
         if answer.offset != expected && !chunk.isSuperseded {

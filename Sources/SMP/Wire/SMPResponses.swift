@@ -26,11 +26,11 @@ package enum SMPResponse {
     {
         let name = context ?? key
         guard let value = map[key] else { throw .badField(name: name, problem: "is missing") }
-        guard let number = value.intValue else {
+        guard let text = value.integerText else {
             throw .badField(name: name, problem: "is \(value.kindDescription), not an integer")
         }
-        guard range.contains(number) else {
-            throw .badField(name: name, problem: "is \(number), outside \(range.lowerBound)...\(range.upperBound)")
+        guard let number = value.intValue, range.contains(number) else {
+            throw .badField(name: name, problem: "is \(text), outside \(range.lowerBound)...\(range.upperBound)")
         }
         return number
     }
