@@ -60,6 +60,9 @@ package final class SerialSMPTransport: SMPTransport {
         /// The sequence numbers of the probes sent since the port was opened: a late answer to one of them is the
         /// transport's, not the machine's.
         var probeSequences: Set<UInt8> = []
+        /// Bytes that began an SMP packet line since the port was opened: a device that sends them but never a whole
+        /// answer is there, and too slow or broken, not missing.
+        var packetBytes = 0
     }
 
     package let clock = ContinuousClock()
@@ -95,11 +98,18 @@ package final class SerialSMPTransport: SMPTransport {
         state.withLock {
             $0.port = port
             $0.events.removeAll()
+            $0.packetBytes = 0
         }
         port.discardInput()
         while true {
             if clock.now >= deadline || Task.isCancelled {
                 closePort()
+                let partial = state.withLock { $0.packetBytes }
+                if partial > 0 {
+                    throw .timedOut(
+                        "no whole answer to SMP echo on '\(port.path)' in time, though the device began one "
+                            + "(\(partial) bytes of SMP packet lines arrived): the line is too slow or broken")
+                }
                 throw .deviceNotFound(
                     "no answer to SMP echo on '\(port.path)': is the application built with the MCUmgr UART "
                         + "transport (CONFIG_MCUMGR_TRANSPORT_UART), or MCUboot in serial recovery?")
@@ -173,6 +183,9 @@ package final class SerialSMPTransport: SMPTransport {
         guard case .bytes(let bytes) = result else { return }
         var rebooted: String?
         state.withLock { state in
+            if bytes.first == SMPSerialFraming.packetMarker[0] || state.packetBytes > 0 {
+                state.packetBytes += bytes.count
+            }
             for event in state.decoder.receive(bytes) {
                 switch event {
                 case .frame(let frame):

@@ -11,6 +11,10 @@ package import SerialSimulator
 /// (`CONFIG_MCUMGR_GRP_OS_RESET_MS`), reboots, and prints a boot banner on the console, as a log line between
 /// packets. An activation is a boot that swapped a new image in.
 ///
+/// The device's ``SMPMisbehaviour`` reaches the line too: ``SMPMisbehaviour/drip`` holds the answers back and lets
+/// them out one byte a second, ``SMPMisbehaviour/garbage`` puts noise on the line before each answer, and after a
+/// ``SMPMisbehaviour/noReturn`` reset no boot banner comes.
+///
 /// With ``lineBuffers`` set, it also models the RX line buffers of Zephyr's console transports
 /// (`CONFIG_UART_MCUMGR_RX_BUF_COUNT` in `uart_mcumgr.c`, `CONFIG_MCUMGR_TRANSPORT_SHELL_RX_BUF_COUNT` in
 /// `smp_shell.c`, both 2 by default): an SMP line (one starting with `06 09` or `04 14`) takes a buffer from its first
@@ -42,6 +46,10 @@ package struct SMPConsoleDevice: SerialLineModel {
     /// The line being received: into a buffer, dropped (no buffer), or console text (needs none).
     private var currentLine: (bytes: [UInt8], kind: LineKind)?
     private var lastInputTime: Duration = .zero
+    /// ``SMPMisbehaviour/drip``: answer bytes not sent yet, and when the next one is due.
+    private var drip: (bytes: [UInt8], due: Duration) = ([], .zero)
+    /// ``SMPMisbehaviour/garbage``: the noise generator's state (SplitMix64), seeded so that a run repeats.
+    private var noise: UInt64 = 0x5EED
 
     private enum LineKind {
         case buffered
@@ -70,11 +78,51 @@ package struct SMPConsoleDevice: SerialLineModel {
     package var activations: Int { device.swapCount }
     package var nextEventTime: Duration? {
         let processing = waitingLines.isEmpty ? nil : lastInputTime + processingDelay
-        switch (resetAt, processing) {
-        case (let reset?, let processing?): return min(reset, processing)
-        case (let reset, nil): return reset
-        case (nil, let processing): return processing
+        let dripping = drip.bytes.isEmpty ? nil : drip.due
+        return [resetAt, processing, dripping].compactMap { $0 }.min()
+    }
+
+    private var misbehaviour: SMPMisbehaviour? { device.configuration.misbehaviour }
+
+    /// What goes on the line for an answer: held back for the drip, or after noise.
+    private mutating func lineOutput(for answer: [UInt8], at time: Duration) -> [UInt8] {
+        let lines = Array(SMPSerialFraming.lines(for: answer).joined())
+        switch misbehaviour {
+        case .drip?:
+            if drip.bytes.isEmpty { drip.due = time + .seconds(1) }
+            drip.bytes += lines
+            return []
+        case .garbage?:
+            return garbage() + lines
+        default:
+            return lines
         }
+    }
+
+    /// A burst of noise ending in a newline: binary bytes (no newline among them), then a line that starts like an
+    /// SMP packet and is not base64.
+    private mutating func garbage() -> [UInt8] {
+        var bytes: [UInt8] = []
+        for _ in 0..<24 {
+            noise &+= 0x9E37_79B9_7F4A_7C15
+            var z = noise
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            let byte = UInt8(truncatingIfNeeded: z ^ (z >> 31))
+            bytes.append(byte == 0x0A ? 0x0B : byte)
+        }
+        transcript.append("# noise: \(bytes.count + 12) bytes (misbehaving)")
+        return bytes + [0x0D, 0x0A] + SMPSerialFraming.packetMarker + Array("!!noise!".utf8) + [0x0A]
+    }
+
+    /// The drip: one held-back byte a second.
+    private mutating func dripped(at time: Duration) -> [UInt8] {
+        var bytes: [UInt8] = []
+        while !drip.bytes.isEmpty, time >= drip.due {
+            bytes.append(drip.bytes.removeFirst())
+            drip.due += .seconds(1)
+        }
+        return bytes
     }
 
     package mutating func receive(_ bytes: [UInt8], at time: Duration) -> SerialBootloader.Output {
@@ -134,7 +182,7 @@ package struct SMPConsoleDevice: SerialLineModel {
                 let answer = device.receive(frame)
                 if let bytes = answer.answer {
                     transcript.append("< " + hexString(bytes))
-                    output.bytes += SMPSerialFraming.lines(for: bytes).joined()
+                    output.bytes += lineOutput(for: bytes, at: time)
                 }
                 if answer.resetsAfterAnswer { resetAt = time + .milliseconds(250) }
             case .consoleLine(let line):
@@ -148,7 +196,8 @@ package struct SMPConsoleDevice: SerialLineModel {
     }
 
     package mutating func advance(to time: Duration) -> SerialBootloader.Output {
-        let processed = processWaitingLines(at: time)
+        var processed = processWaitingLines(at: time)
+        processed.bytes += dripped(at: time)
         guard let due = resetAt, time >= due else { return processed }
         resetAt = nil
         let swaps = device.swapCount
@@ -158,6 +207,8 @@ package struct SMPConsoleDevice: SerialLineModel {
         decoder = SMPSerialDecoder(maximumLineLength: SMPSerialFraming.maximumLineLength)
         waitingLines = []
         currentLine = nil
+        drip.bytes = []
+        if device.isGone { return processed }
         return SerialBootloader.Output(
             bytes: processed.bytes + Array("*** Booting Zephyr OS (simulated SMP server) ***\r\n".utf8))
     }

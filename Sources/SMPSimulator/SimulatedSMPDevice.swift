@@ -44,6 +44,8 @@ package struct SimulatedSMPDevice: Sendable {
         package var imageCount = 1
         /// Which slots of an image other than the running application (image 0) may be confirmed.
         package var otherImageConfirmation = OtherImageConfirmation.any
+        /// A way the device misbehaves on purpose, or `nil` for Zephyr's behaviour.
+        package var misbehaviour: SMPMisbehaviour?
 
         /// Zephyr's `CONFIG_MCUMGR_GRP_IMG_ALLOW_CONFIRM_NON_ACTIVE_IMAGE_SECONDARY` and `_ANY`
         /// (`img_mgmt_set_next_boot_slot`): whether a confirm for image 1 or above is refused with
@@ -86,6 +88,8 @@ package struct SimulatedSMPDevice: Sendable {
     private var upload: UploadState?
     /// A respond@ fault: the next request with this image-group command id is answered with this rc.
     private var forcedAnswers: [(id: UInt8, rc: Int)] = []
+    /// ``SMPMisbehaviour/noReturn``: the device reset and never came back.
+    package private(set) var isGone = false
 
     private struct UploadState: Sendable {
         /// The image number the first chunk named.
@@ -147,6 +151,10 @@ package struct SimulatedSMPDevice: Sendable {
     /// - Parameter bytes: The request.
     /// - Returns: The answer and whether the device resets after it.
     package mutating func receive(_ bytes: [UInt8]) -> Output {
+        guard !isGone else {
+            log.append("heard nothing: the device never came back after its reset")
+            return Output(answer: nil, resetsAfterAnswer: false)
+        }
         guard let frame = try? SMPFrame(decoding: bytes) else {
             // Zephyr drops a request it cannot parse (smp_process_request_packet returns an error, no answer).
             log.append("dropped a malformed request of \(bytes.count) bytes")
@@ -174,20 +182,61 @@ package struct SimulatedSMPDevice: Sendable {
         case (SMPGroup.image.rawValue, 0, .read):
             body = .ok(stateBody)
         case (SMPGroup.image.rawValue, 0, .write):
-            body = writeState(frame.body)
+            body = unlessIgnored { $0.writeState(frame.body) }
         case (SMPGroup.image.rawValue, 1, .write):
             body = uploadChunk(frame.body)
         case (SMPGroup.image.rawValue, 5, .write):
-            body = erase(frame.body)
+            body = unlessIgnored { $0.erase(frame.body) }
         default:
             body = .mcumgrError(MCUmgrError.notSupported.rawValue)
         }
-        let answer = SMPFrame(
-            header: SMPHeader(
-                operation: header.operation.response, version: header.version, length: 0, group: header.group,
-                sequence: header.sequence, command: header.command),
-            body: body.encoded(version: header.version))
+        let responseHeader = SMPHeader(
+            operation: header.operation.response, version: header.version, length: 0, group: header.group,
+            sequence: header.sequence, command: header.command)
+        var encoded = body.encoded(version: header.version)
+        // The misbehaviours of the answers' bodies start with the image group: the start (parameters) is correct.
+        let misbehaviour = header.group == SMPGroup.image.rawValue ? configuration.misbehaviour : nil
+        switch (misbehaviour, body, encoded) {
+        case (.hugeLength?, _, _):
+            // {"off": h'…'} whose byte string declares 2^32 - 1 bytes; two follow.
+            var raw: [UInt8] = [0xBF, 0x63] + Array("off".utf8) + [0x5A, 0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x00, 0xFF]
+            var lying = responseHeader
+            lying.length = UInt16(raw.count)
+            raw = lying.encoded + raw
+            return Output(answer: raw, resetsAfterAnswer: resets)
+        case (.duplicateKeys?, .ok, .map(let entries)) where !entries.isEmpty:
+            encoded = .map([CBORMapEntry(entries[0].key, Self.madeUp(for: entries[0]))] + entries)
+        default:
+            break
+        }
+        let answer = SMPFrame(header: responseHeader, body: encoded)
         return Output(answer: answer.encoded(style: .indefinite), resetsAfterAnswer: resets)
+    }
+
+    /// Runs a state change; with ``SMPMisbehaviour/ignoredStateWrite`` answers as it would, and undoes it.
+    private mutating func unlessIgnored(_ change: (inout SimulatedSMPDevice) -> Answer) -> Answer {
+        guard configuration.misbehaviour == .ignoredStateWrite else { return change(&self) }
+        let (saved, savedUpload) = (slots, upload)
+        let answer = change(&self)
+        (slots, upload) = (saved, savedUpload)
+        log.append("answered a state change as done and made none (misbehaving)")
+        return answer
+    }
+
+    /// The made-up value that ``SMPMisbehaviour/duplicateKeys`` puts in front of the real entry: an image list with
+    /// one running slot whose hash is all zeros, offset 0, or the same value again.
+    private static func madeUp(for entry: CBORMapEntry) -> CBORValue {
+        switch entry.key {
+        case .text("images"):
+            .array([
+                ImageSlotState(
+                    slot: 0, version: "9.9.9", hash: [UInt8](repeating: 0, count: 32), isConfirmed: true,
+                    isActive: true
+                ).body
+            ])
+        case .text("off"): .int(0)
+        default: entry.value
+        }
     }
 
     private enum Answer {
@@ -270,6 +319,20 @@ package struct SimulatedSMPDevice: Sendable {
             upload = UploadState(image: image, offset: 0, size: size, sha: sha)
             log.append("upload started: \(size) bytes\(imageLabel(image)), secondary slot erased")
         } else {
+            if let current = upload, offset == current.offset {
+                switch configuration.misbehaviour {
+                case .stuckOffset?:
+                    log.append("answered offset \(current.offset) without writing (misbehaving)")
+                    return .ok(.map([CBORMapEntry("off", .int(current.offset))]))
+                case .offsetBack?:
+                    let back = max(1, offset - 64)
+                    upload?.offset = back
+                    log.append("answered offset \(back) for the chunk at \(offset) (misbehaving)")
+                    return .ok(.map([CBORMapEntry("off", .int(back))]))
+                default:
+                    break
+                }
+            }
             guard let current = upload, offset == current.offset else {
                 // "Invalid offset. Drop the data, and respond with the offset we're expecting data for."
                 return .ok(.map([CBORMapEntry("off", .int(upload?.offset ?? 0))]))
@@ -451,6 +514,11 @@ package struct SimulatedSMPDevice: Sendable {
 
     /// Resets: the upload in progress is lost and MCUboot swaps each image's pair as its trailers ask.
     package mutating func reboot() {
+        if configuration.misbehaviour == .noReturn {
+            isGone = true
+            log.append("reset: never came back (misbehaving)")
+            return
+        }
         bootCount += 1
         upload = nil
         var swapped = false

@@ -29,6 +29,7 @@ extension SimulateSerialCommand {
             body: [UInt8](repeating: 0xA5, count: 4096))
         var configuration = SimulatedSMPDevice.Configuration(slotSize: smpSlotSize)
         configuration.imageCount = smpImages
+        configuration.misbehaviour = smpMisbehave
         let device = SimulatedSMPDevice(configuration: configuration, running: running)
         // With --sysfs, a USB CDC ACM console (Zephyr's USB vendor id 0x2fe3, its CDC ACM sample's product id); with
         // --reenumerate its port goes away after each boot that activated an image, as a USB device that resets.
@@ -64,3 +65,5 @@ extension SimulateSerialCommand {
         Console.note("simulate-serial: \(state.activations) activation(s)")
     }
 }
+
+extension SMPMisbehaviour: ExpressibleByArgument {}

@@ -2,6 +2,7 @@ import ArgumentParser
 import DFUSimulator
 import NRFLoaderKit
 import NRFLoaderSimulator
+import SMPSimulator
 import SerialSimulator
 import Synchronization
 
@@ -58,6 +59,13 @@ struct SimulateSerialCommand: ParsableCommand {
                 + "20 ms (default: no limit).",
             valueName: "n"))
     var smpLineBuffers: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "smp: misbehave on purpose after a correct start, to test a host: "
+                + SMPMisbehaviour.allCases.map { "\($0.rawValue) (\($0.summary))" }.joined(separator: ", ") + ".",
+            valueName: "kind"))
+    var smpMisbehave: SMPMisbehaviour?
 
     @Option(help: "The Get MTU answer (the SLIP buffer size): 131 as the SDK's UART transport, at most 491.")
     var mtu: Int = 131
@@ -119,7 +127,11 @@ struct SimulateSerialCommand: ParsableCommand {
         if reenumerateDelay < 0 { throw ValidationError("--reenumerate-delay must be 0 or more") }
         if let exitAfter, exitAfter < 1 { throw ValidationError("--exit-after must be at least 1") }
         if let paceBaud, paceBaud < 100 { throw ValidationError("--pace-baud must be at least 100") }
-        if `protocol` == .smp { try validateSMP() }
+        if `protocol` == .smp {
+            try validateSMP()
+        } else if smpMisbehave != nil {
+            throw ValidationError("--smp-misbehave needs --protocol smp")
+        }
         _ = try lineFaults()
     }
 

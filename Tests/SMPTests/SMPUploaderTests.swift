@@ -238,7 +238,10 @@ import Testing
         #expect(read.header.group == 1 && read.header.command == 0 && read.header.operation == .read)
         #expect(actions.contains(.log("device accepted test; reading its state")))
         actions = machine.receive(Self.answer(to: read, uploaded.body), at: .zero)
-        #expect(actions.last == .fail(.unexpectedState("the device accepted test but slot 1 shows -")))
+        #expect(
+            actions.last
+                == .fail(
+                    .unexpectedState("the device accepted test, but a fresh read of its image state shows slot 1 -")))
     }
 
     @Test(

@@ -194,8 +194,8 @@ package enum SMPUploadError: Error, Sendable, Equatable, CustomStringConvertible
     case timedOut(waitingFor: String, limit: Duration)
     /// The transport failed (connect, write, or the link).
     case transport(SMPTransportFailure)
-    /// The link dropped again and again.
-    case reconnectsExhausted(attempts: Int)
+    /// The link dropped again and again; `lastCause` is why the last one ended.
+    case reconnectsExhausted(attempts: Int, lastCause: String)
     /// A request was sent `sends` times in a row and never answered within `limit` (the device drops it, or its
     /// answer); `remedy` says what to check.
     case unanswered(String, sends: Int, limit: Duration, remedy: String)
@@ -212,7 +212,8 @@ package enum SMPUploadError: Error, Sendable, Equatable, CustomStringConvertible
         case .stalled(let what): "upload made no progress: \(what)"
         case .timedOut(let what, let limit): "timed out after \(limit) waiting for \(what)"
         case .transport(let failure): "transport failed: \(failure)"
-        case .reconnectsExhausted(let attempts): "link lost again after \(attempts) reconnects"
+        case .reconnectsExhausted(let attempts, let lastCause):
+            "link lost again after \(attempts) reconnects (the last: \(lastCause))"
         case .unanswered(let what, let sends, let limit, let remedy):
             "no answer to \(what) after \(sends) sends, \(limit) each: \(remedy)"
         case .cancelled: "cancelled"

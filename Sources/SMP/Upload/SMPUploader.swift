@@ -339,7 +339,8 @@ package struct SMPUploader: Sendable {
         session.reconnectsInRow += 1
         session.reconnects += 1
         guard session.reconnectsInRow <= configuration.maximumReconnects else {
-            return fail(.reconnectsExhausted(attempts: configuration.maximumReconnects))
+            let cause = session.hasReset ? "after the device's reset, \(reason)" : reason
+            return fail(.reconnectsExhausted(attempts: configuration.maximumReconnects, lastCause: cause))
         }
         let transfer = transfers[session.current]
         let resume =
@@ -596,7 +597,8 @@ package struct SMPUploader: Sendable {
             if let written, written.index == index, written.confirm {
                 return fail(
                     .unexpectedState(
-                        "the device accepted confirm but \(slotName(of: index, in: slots)) is not confirmed"))
+                        "the device accepted confirm, but a fresh read of its image state shows "
+                            + "\(slotName(of: index, in: slots)) not confirmed"))
             }
             session.current = index
             return send(.writeState(index: index, confirm: true), phase: .settingState, at: now)
@@ -607,8 +609,8 @@ package struct SMPUploader: Sendable {
                 let flags = slots.slot(withHash: images[index].hash, image: images[index].image)?.flagsDescription
                 return fail(
                     .unexpectedState(
-                        "the device accepted \(confirm ? "confirm" : "test") but \(slotName(of: index, in: slots)) "
-                            + "shows \(flags ?? "-")"))
+                        "the device accepted \(confirm ? "confirm" : "test"), but a fresh read of its image state "
+                            + "shows \(slotName(of: index, in: slots)) \(flags ?? "-")"))
             }
             session.current = index
             return send(.writeState(index: index, confirm: confirm), phase: .settingState, at: now)
