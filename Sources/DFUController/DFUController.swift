@@ -64,6 +64,10 @@ package struct DFUController: Sendable {
     private var confirmations: [PartConfirmation] = []
     /// Reconnects in a row (after link loss, a missing answer or a legacy restart) since the last progress.
     private var reconnects = 0
+    /// The furthest the target executed the current part's data objects on any connection (Secure DFU): a connection
+    /// is progress only if it executes past this, so a target that keeps taking the same objects again (an Execute
+    /// that never takes effect, a Select that falls back after every reconnect) spends the reconnect budget.
+    private var executedMark = 0
     /// Whether a connection to the device ever succeeded: a device that vanishes afterwards is a temporary
     /// failure, one never reached is unavailable.
     package private(set) var deviceWasReached = false
@@ -561,6 +565,7 @@ package struct DFUController: Sendable {
     private mutating func partComplete(_ confirmation: PartConfirmation, at now: Duration) -> [DFUAction] {
         confirmations.append(confirmation)
         reconnects = 0
+        executedMark = 0
         let done = DFUAction.log(
             "part \(confirmations.count) of \(firmware.parts.count) (\(confirmation.imageType)) confirmed: "
                 + "\(confirmation.bytesConfirmed) bytes" + (confirmation.crc32.map { ", crc \(hex32($0))" } ?? ""))
@@ -586,7 +591,8 @@ package struct DFUController: Sendable {
     ///
     /// Drops the link unless it is down already, then connects to where the target advertises now, and resumes
     /// (Secure) or starts the part over (legacy). After ``DFUConfiguration/maximumReconnects`` in a row without
-    /// progress, fails with `error`.
+    /// progress (a Secure connection that executed a data object past ``executedMark``, or a confirmed part), fails
+    /// with `error`.
     ///
     /// - Parameters:
     ///   - error: The failure to report when no reconnect is left.
@@ -599,10 +605,15 @@ package struct DFUController: Sendable {
         after error: DFUError, because reason: String, at now: Duration, linkIsDown: Bool = false,
         first: [DFUAction] = []
     ) -> [DFUAction] {
-        if case .secure(let machine) = state, machine.objectsExecuted > 0 { reconnects = 0 }
+        if case .secure(let machine) = state, machine.executedOffset > executedMark {
+            executedMark = machine.executedOffset
+            reconnects = 0
+        }
         guard reconnects < configuration.maximumReconnects else {
-            if case .reconnectsExhausted = error { return fail(.reconnectsExhausted(attempts: reconnects)) }
-            return fail(error)
+            let reached = "the target executed data objects up to offset \(executedMark) and no further"
+            let stalled: [DFUAction] = executedMark > 0 ? [.log(reached)] : []
+            if case .reconnectsExhausted = error { return stalled + fail(.reconnectsExhausted(attempts: reconnects)) }
+            return stalled + fail(error)
         }
         reconnects += 1
         let note = DFUAction.log(

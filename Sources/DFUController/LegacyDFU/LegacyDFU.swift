@@ -136,7 +136,17 @@ struct LegacyDFU: Equatable, Sendable {
                     + reportSize(sent: sent, confirmed: confirmed, at: now))
         case (.receiving(let sent, _), .response(.receiveFirmwareImage, .success)) where sent == part.image.count:
             return .running(validate(sent: sent, at: now))
-        case (.reportingSize(let sent, _), .receivedImageSize(let size)):
+        case (.reportingSize(let sent, let confirmed), .receivedImageSize(let size)):
+            if Int(size) > sent {
+                return .failed(.protocolViolation(.offsetBeyondSent(reported: size, sent: sent)))
+            }
+            if Int(size) < confirmed, size >> 16 != 0 || confirmed <= 0xFFFF {
+                // It acknowledged `confirmed` bytes (a receipt, or the size asked before): those cannot vanish. An
+                // SDK 5.2 count of the low 16 bits (§1.8) only looks lower past 64 KiB, and restarts below.
+                return .failed(
+                    .protocolViolation(
+                        .offsetBelowConfirmed(.legacyReceivedImageSize, reported: size, confirmed: confirmed)))
+            }
             guard Int(size) == sent else {
                 return .restart(
                     resetting, reason: "target holds \(size) of the \(sent) bytes sent",

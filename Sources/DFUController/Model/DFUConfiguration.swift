@@ -115,8 +115,10 @@ package struct DFUConfiguration: Sendable, Equatable {
     /// legacy restart) before it is an error.
     ///
     /// Default 3: bounded, as users.md §5 asks ("no unbounded retry loops"); each reconnect of Secure DFU resumes.
-    /// The count starts again once a connection got a data object executed, so a long update survives several
-    /// separate faults while a device that fails the same way every time is given up on. `--retries` sets it.
+    /// The count starts again once a connection got a data object executed past the furthest offset any earlier
+    /// connection of the part reached (a target whose Execute never takes effect gains nothing), so a long update
+    /// survives several separate faults while a device that fails the same way every time is given up on.
+    /// `--retries` sets it.
     package var maximumReconnects: Int = 3
 
     /// Creates the default policy.

@@ -73,6 +73,9 @@ package enum ProtocolViolation: Error, Sendable, Equatable, CustomStringConverti
     case unsolicited(DFUCharacteristic, received: [UInt8])
     /// The target reported holding more bytes than were sent.
     case offsetBeyondSent(reported: UInt32, sent: Int)
+    /// The target reported fewer bytes than it had confirmed on this connection: an executed object, or a matching
+    /// receipt or checksum of the object in progress.
+    case offsetBelowConfirmed(OffsetReporter, reported: UInt32, confirmed: Int)
     /// A Select answer gave a maximum object size the controller cannot use.
     case unusableObjectSize(SecureObjectType, UInt32)
     /// The legacy Version characteristic did not hold two bytes.
@@ -90,8 +93,26 @@ package enum ProtocolViolation: Error, Sendable, Equatable, CustomStringConverti
         case .unsolicited(let characteristic, let received):
             "unexpected notification '\(hexBytes(received))' on \(characteristic)"
         case .offsetBeyondSent(let reported, let sent): "reported offset \(reported) but only \(sent) bytes were sent"
+        case .offsetBelowConfirmed(let reporter, let reported, let confirmed):
+            "\(reporter) reported offset \(reported), below the \(confirmed) bytes it had confirmed"
         case .unusableObjectSize(let type, let size): "unusable maximum \(type) object size \(size)"
         case .malformedVersion(let received): "dfu version characteristic holds '\(hexBytes(received))'"
+        }
+    }
+}
+
+/// Where the target reported how many bytes it holds.
+package enum OffsetReporter: Sendable, Equatable, CustomStringConvertible {
+    /// A Secure DFU checksum or packet receipt notification while this data object (0-based) was sent.
+    case dataObject(Int)
+    /// The legacy answer to Report Received Image Size.
+    case legacyReceivedImageSize
+
+    /// For example `data object 2`.
+    package var description: String {
+        switch self {
+        case .dataObject(let index): "data object \(index)"
+        case .legacyReceivedImageSize: "report received image size"
         }
     }
 }

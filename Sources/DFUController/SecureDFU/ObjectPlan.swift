@@ -32,4 +32,11 @@ struct DataCursor: Equatable, Sendable {
     var sent: Int
     /// CRC-32 of the image up to ``sent``.
     var crc: CRC32
+    /// The lowest offset the target may report for this object.
+    ///
+    /// The end of the objects it executed before it, or more of this object once it confirmed that (a matching
+    /// receipt, checksum or Select). Only Create (command)
+    /// and a new connection's Select start lower (§2.6); a report below it within the connection is a protocol
+    /// violation.
+    var confirmed: Int
 }

@@ -49,8 +49,9 @@ struct SecureDFU: Equatable, Sendable {
     private(set) var step: Step
     /// Data objects created on this connection, to apply the preparation delay's scope.
     private var objectsCreated = 0
-    /// Data objects executed on this connection: progress that makes a later reconnect a fresh start.
-    private(set) var objectsExecuted = 0
+    /// The end of the last data object executed on this connection (Execute answered success, or 0x08 for an object
+    /// the target already held), 0 before any: progress only if it passes what earlier connections reached.
+    private(set) var executedOffset = 0
     /// How often the target reported fewer or other bytes than were sent for a data object on this connection: an
     /// object sent again waits the preparation delay, and after two losses every object does
     /// (``DFUConfiguration/PreparationScope/automatic``); one lost packet on the radio changes nothing else.
@@ -163,6 +164,7 @@ struct SecureDFU: Equatable, Sendable {
                 report.offset < UInt32(image.count)
             {
                 // SDK 15–17 answer 0x08 to Execute of an object they already executed (IOS-DFU-Library#270).
+                executedOffset = Int(report.offset)
                 return .running([.log("object \(cursor.object) was already executed")] + next(after: cursor, at: now))
             }
             if repeated, opcode == .execute, result == .operationNotPermitted {
@@ -262,6 +264,7 @@ struct SecureDFU: Equatable, Sendable {
         case (.selectingData, .objectInfo(let info)):
             return selectedData(info, at: now)
         case (.executingResumed(let cursor, let report), .success):
+            executedOffset = Int(report.offset)
             if report.offset == UInt32(image.count) {
                 return .partComplete([], confirmation(report, reportedBy: .selectObject))
             }
@@ -277,10 +280,12 @@ struct SecureDFU: Equatable, Sendable {
         case (.awaitingReceipt(let cursor), .checksum(let report)),
             (.checksummingReceipt(let cursor), .checksum(let report)):
             if let retry = verify(report, against: cursor, at: now) { return retry }
+            var held = cursor
+            held.confirmed = cursor.sent
             let end = cursor.plan.range(of: cursor.object).upperBound
             let confirmed = context.progress(.sendingFirmware, sent: cursor.sent, confirmed: Int(report.offset))
-            guard cursor.sent == end else { return .running([confirmed] + sendRun(cursor, at: now)) }
-            step = .checksummingData(cursor)
+            guard cursor.sent == end else { return .running([confirmed] + sendRun(held, at: now)) }
+            step = .checksummingData(held)
             return .running([confirmed] + request(.calculateChecksum, at: now))
         case (.checksummingData(let cursor), .checksum(let report)):
             if let retry = verify(report, against: cursor, at: now) { return retry }
@@ -292,7 +297,7 @@ struct SecureDFU: Equatable, Sendable {
         case (.restoringReceipts(let cursor), .success):
             return .running(sendRun(cursor, at: now))
         case (.executingData(let cursor, let report), .success):
-            objectsExecuted += 1
+            executedOffset = Int(report.offset)
             if cursor.object == cursor.plan.count - 1 {
                 return .partComplete([], confirmation(report, reportedBy: .calculateChecksum))
             }
@@ -337,16 +342,18 @@ struct SecureDFU: Equatable, Sendable {
         let offset = Int(info.offset)
         let phase = context.progress(.sendingFirmware, sent: 0, confirmed: 0)
         guard configuration.isResumeEnabled, offset > 0 else {
-            return .running(
-                [phase] + create(DataCursor(plan: plan, object: 0, attempt: 1, sent: 0, crc: CRC32()), at: now))
+            let first = DataCursor(plan: plan, object: 0, attempt: 1, sent: 0, crc: CRC32(), confirmed: 0)
+            return .running([phase] + create(first, at: now))
         }
         let matches = offset <= image.count && CRC32.checksum(Array(image[..<offset])) == info.crc
         guard matches else {
             // The bytes since the last executed object are not ours: send that object again (§2.8 step 5).
             let object = min(offset % objectSize == 0 ? offset / objectSize - 1 : offset / objectSize, plan.count - 1)
             let start = plan.range(of: object).lowerBound
+            // Where the target's last executed object ends is unknown: nothing it reports is below what it confirmed.
             let cursor = DataCursor(
-                plan: plan, object: object, attempt: 1, sent: start, crc: CRC32.init(continuingFrom: crc(upTo: start)))
+                plan: plan, object: object, attempt: 1, sent: start, crc: CRC32.init(continuingFrom: crc(upTo: start)),
+                confirmed: 0)
             return .running(
                 [phase, .log("target holds \(offset) bytes with another checksum; resending object \(object)")]
                     + create(cursor, at: now))
@@ -357,7 +364,8 @@ struct SecureDFU: Equatable, Sendable {
             // The object ending here may not have been executed before the link dropped (§2.8 step 4b).
             let object = (offset - 1) / objectSize
             let cursor = DataCursor(
-                plan: plan, object: object, attempt: 1, sent: offset, crc: CRC32(continuingFrom: info.crc))
+                plan: plan, object: object, attempt: 1, sent: offset, crc: CRC32(continuingFrom: info.crc),
+                confirmed: offset)
             step = .executingResumed(cursor, report)
             return .running(
                 [resumed, .log("target holds \(offset) bytes; executing object \(object)")] + request(.execute, at: now)
@@ -365,14 +373,16 @@ struct SecureDFU: Equatable, Sendable {
         }
         // In the middle of an object whose bytes match: send the rest of it without Create (§2.8 step 4c).
         let cursor = DataCursor(
-            plan: plan, object: offset / objectSize, attempt: 1, sent: offset, crc: CRC32(continuingFrom: info.crc))
+            plan: plan, object: offset / objectSize, attempt: 1, sent: offset, crc: CRC32(continuingFrom: info.crc),
+            confirmed: offset)
         return .running([resumed, .log("resuming data at offset \(offset)")] + sendRun(cursor, at: now))
     }
 
     /// Returns the actions after object `cursor.object` was executed: create the next one, or finish the part.
     private mutating func next(after cursor: DataCursor, at now: Duration) -> [DFUAction] {
         let following = DataCursor(
-            plan: cursor.plan, object: cursor.object + 1, attempt: 1, sent: cursor.sent, crc: cursor.crc)
+            plan: cursor.plan, object: cursor.object + 1, attempt: 1, sent: cursor.sent, crc: cursor.crc,
+            confirmed: cursor.sent)
         return create(following, at: now)
     }
 
@@ -408,11 +418,20 @@ struct SecureDFU: Equatable, Sendable {
     /// When the target holds a prefix of the object with a matching CRC (the run's last packets were lost), the
     /// object continues from there after Set PRN restarts the target's receipt count; when its CRC is wrong, or it
     /// holds more than was sent (a duplicated packet), the object is created again (dfu-protocols.md §2.8 step 5).
-    /// Either costs an attempt of ``DFUConfiguration/attemptsPerObject``.
+    /// Either costs an attempt of ``DFUConfiguration/attemptsPerObject``. An offset below what the target confirmed
+    /// on this connection (``DataCursor/confirmed``) is a protocol violation: it is never followed back.
     private mutating func verify(_ report: ChecksumReport, against cursor: DataCursor, at now: Duration)
         -> MachineOutput?
     {
         guard report.offset != UInt32(cursor.sent) || report.crc != cursor.crc.value else { return nil }
+        guard report.offset >= UInt32(cursor.confirmed) else {
+            // Bytes the target confirmed (an executed object, or a matching report since Create) cannot vanish
+            // within a connection: following the lower offset would resend what it already accepted, forever.
+            return .failed(
+                .protocolViolation(
+                    .offsetBelowConfirmed(
+                        .dataObject(cursor.object), reported: report.offset, confirmed: cursor.confirmed)))
+        }
         lossesReported += 1
         let mismatch = CRCMismatch(
             objectType: .data, objectIndex: cursor.object, attempts: cursor.attempt,
@@ -425,7 +444,7 @@ struct SecureDFU: Equatable, Sendable {
         if offset >= start, offset < cursor.sent, report.crc == crc(upTo: offset) {
             let resumed = DataCursor(
                 plan: cursor.plan, object: cursor.object, attempt: cursor.attempt + 1, sent: offset,
-                crc: CRC32(continuingFrom: report.crc))
+                crc: CRC32(continuingFrom: report.crc), confirmed: offset)
             step = .restoringReceipts(resumed)
             return .running(
                 [
@@ -435,9 +454,10 @@ struct SecureDFU: Equatable, Sendable {
                 ]
                     + request(.setPacketReceiptNotification(configuration.packetReceiptNotificationInterval), at: now))
         }
+        // Create rewinds the target to the end of its last executed object (§2.6).
         let retry = DataCursor(
             plan: cursor.plan, object: cursor.object, attempt: cursor.attempt + 1, sent: start,
-            crc: CRC32(continuingFrom: crc(upTo: start)))
+            crc: CRC32(continuingFrom: crc(upTo: start)), confirmed: min(cursor.confirmed, start))
         let note = DFUAction.log(
             "data object \(cursor.object) checksum mismatch (offset \(report.offset) crc \(hex32(report.crc)), "
                 + "expected \(cursor.sent) \(hex32(cursor.crc.value))), \(attempt)")
