@@ -18,12 +18,15 @@ let package = Package(
         .library(
             name: "NRFLoaderKit",
             targets: [
-                "NRFLoaderKit", "Catalog", "Checksums", "HexConverter", "DFUController", "DFUTargetAdapter",
-                "DFUPackage", "DFUSigning", "FirmwareInput", "MCUbootImage", "MCUbootPackage", "SMP",
+                "NRFLoaderKit", "DeviceLink", "Catalog", "Checksums", "HexConverter", "DFUController",
+                "DFUTargetAdapter", "DFUPackage", "DFUSigning", "FirmwareInput", "MCUbootImage", "MCUbootPackage",
+                "SMP",
                 "SMPTargetAdapter", "PackageBuilder", "BootloaderSettings",
             ]),
         .library(name: "NRFLoaderSimulator", targets: ["NRFLoaderSimulator", "DFUSimulator", "SMPSimulator"]),
-        .library(name: "NRFLoaderSerial", targets: ["NRFLoaderSerial", "SerialDFU", "SMPSerial", "SerialSimulator"]),
+        .library(
+            name: "NRFLoaderSerial",
+            targets: ["NRFLoaderSerial", "SerialLine", "SerialDFU", "SMPSerial", "SerialSimulator"]),
         .library(
             name: "NRFLoaderBlueZ",
             targets: ["NRFLoaderBlueZ", "BlueZ", "BlueZTransport", "DBus", "SMPBlueZ", "SimulatedPeripheral"]),
@@ -38,6 +41,7 @@ let package = Package(
         .executableTarget(
             name: "nrfloader",
             dependencies: [
+                "DeviceLink",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 "NRFLoaderKit",
                 "NRFLoaderSimulator",
@@ -58,6 +62,7 @@ let package = Package(
                 "BlueZTransport",
                 "DBus",
                 "SimulatedPeripheral",
+                "SerialLine",
                 "SerialDFU",
                 "SerialSimulator",
                 "BuildInfo",
@@ -74,6 +79,7 @@ let package = Package(
         .target(
             name: "NRFLoaderKit",
             dependencies: [
+                "DeviceLink",
                 "BuildInfo", "Catalog", "Checksums", "DFUController", "DFUTargetAdapter", "DFUPackage", "DFUSigning",
                 "FirmwareInput", "HexConverter", "MCUbootImage", "MCUbootPackage", "SMP", "SMPTargetAdapter",
             ],
@@ -90,7 +96,8 @@ let package = Package(
         .target(
             name: "NRFLoaderSerial",
             dependencies: [
-                "NRFLoaderKit", "DFUController", "DFUTargetAdapter", "FirmwareInput", "SerialDFU", "SMP", "SMPSerial",
+                "NRFLoaderKit", "DFUController", "DFUTargetAdapter", "FirmwareInput", "SerialLine", "SerialDFU", "SMP",
+                "SMPSerial",
                 "SMPTargetAdapter",
             ],
             swiftSettings: strictSwift6
@@ -104,19 +111,22 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .target(name: "BuildInfo"),
+        .target(name: "DeviceLink", swiftSettings: strictSwift6),
+        .target(name: "SerialLine", swiftSettings: strictSwift6),
         .target(name: "HexConverter", swiftSettings: strictSwift6),
-        .target(name: "SMP", swiftSettings: strictSwift6),
-        .target(name: "SMPTargetAdapter", dependencies: ["SMP"], swiftSettings: strictSwift6),
+        .target(name: "SMP", dependencies: ["DeviceLink"], swiftSettings: strictSwift6),
+        .target(name: "SMPTargetAdapter", dependencies: ["DeviceLink", "SMP"], swiftSettings: strictSwift6),
         .target(
-            name: "SMPSerial", dependencies: ["SMP", "SMPTargetAdapter", "SerialDFU"], swiftSettings: strictSwift6),
+            name: "SMPSerial", dependencies: ["DeviceLink", "SMP", "SMPTargetAdapter", "SerialLine"],
+            swiftSettings: strictSwift6),
         .target(
             name: "SMPBlueZ",
-            dependencies: ["SMP", "SMPTargetAdapter", "BlueZTransport", "DFUController", "DFUTargetAdapter"],
+            dependencies: ["DeviceLink", "SMP", "SMPTargetAdapter", "BlueZTransport"],
             swiftSettings: strictSwift6
         ),
         .target(
             name: "SMPSimulator",
-            dependencies: ["SMP", "SMPTargetAdapter", "MCUbootImage", "Checksums", "DFUSimulator", "SerialSimulator"],
+            dependencies: ["DeviceLink", "SMP", "SMPTargetAdapter", "MCUbootImage", "Checksums", "SerialSimulator"],
             swiftSettings: strictSwift6
         ),
         .target(
@@ -139,7 +149,7 @@ let package = Package(
         ),
         .systemLibrary(name: "SystemZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "DFUPackage", dependencies: ["Checksums", "SystemZlib"], swiftSettings: strictSwift6),
-        .target(name: "DFUController", dependencies: ["Checksums"], swiftSettings: strictSwift6),
+        .target(name: "DFUController", dependencies: ["DeviceLink", "Checksums"], swiftSettings: strictSwift6),
         .target(
             name: "PackageBuilder",
             dependencies: ["DFUPackage", "HexConverter", "Checksums"],
@@ -150,7 +160,7 @@ let package = Package(
             dependencies: ["PackageBuilder", "DFUPackage", "HexConverter", "Checksums"],
             swiftSettings: strictSwift6
         ),
-        .target(name: "DFUTargetAdapter", dependencies: ["DFUController"], swiftSettings: strictSwift6),
+        .target(name: "DFUTargetAdapter", dependencies: ["DeviceLink", "DFUController"], swiftSettings: strictSwift6),
         .target(
             name: "DFUSigning",
             dependencies: ["DFUPackage", .product(name: "Crypto", package: "swift-crypto")],
@@ -163,57 +173,62 @@ let package = Package(
         ),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strictSwift6),
-        .target(name: "BlueZ", dependencies: ["DBus", "DFUController"], swiftSettings: strictSwift6),
+        .target(name: "BlueZ", dependencies: ["DeviceLink", "DBus"], swiftSettings: strictSwift6),
         .target(
             name: "BlueZTransport",
-            dependencies: ["BlueZ", "DBus", "DFUTargetAdapter", "DFUController"],
+            dependencies: ["DeviceLink", "BlueZ", "DBus", "DFUTargetAdapter", "DFUController"],
             swiftSettings: strictSwift6
         ),
         .target(
             name: "DFUSimulator",
-            dependencies: ["Checksums", "DFUController", "DFUTargetAdapter"],
+            dependencies: ["DeviceLink", "Checksums", "DFUController", "DFUTargetAdapter"],
             swiftSettings: strictSwift6
         ),
         .target(
             name: "SimulatedPeripheral",
-            dependencies: ["BlueZ", "DBus", "DFUSimulator", "DFUController", "SMP", "SMPSimulator"],
+            dependencies: ["DeviceLink", "BlueZ", "DBus", "DFUSimulator", "DFUController", "SMP", "SMPSimulator"],
             swiftSettings: strictSwift6
         ),
         .target(
-            name: "SerialDFU", dependencies: ["Checksums", "DFUController", "DFUTargetAdapter"],
+            name: "SerialDFU",
+            dependencies: ["DeviceLink", "SerialLine", "Checksums", "DFUController", "DFUTargetAdapter"],
             swiftSettings: strictSwift6),
         .target(
             name: "SerialSimulator",
-            dependencies: ["SerialDFU", "DFUSimulator", "DFUController"],
+            dependencies: ["DeviceLink", "SerialDFU", "DFUSimulator", "DFUController"],
             swiftSettings: strictSwift6
         ),
         .executableTarget(
             name: "dfu-benchmark",
-            dependencies: ["DFUController", "DFUTargetAdapter", "DFUSimulator", "DFUPackage"],
+            dependencies: ["DeviceLink", "DFUController", "DFUTargetAdapter", "DFUSimulator", "DFUPackage"],
             path: "Benchmarks/DFUThroughput",
             swiftSettings: strictSwift6
         ),
         .executableTarget(
             name: "smp-benchmark",
-            dependencies: ["SMP", "SMPTargetAdapter", "SMPSimulator", "MCUbootImage", "DFUSimulator", "Checksums"],
+            dependencies: [
+                "DeviceLink", "SMP", "SMPTargetAdapter", "SMPSimulator", "MCUbootImage", "DFUSimulator", "Checksums",
+            ],
             path: "Benchmarks/SMPThroughput",
             swiftSettings: strictSwift6
         ),
         .executableTarget(
             name: "bluez-benchmark",
-            dependencies: ["BlueZTransport", "DFUController", "DFUTargetAdapter", "DFUPackage"],
+            dependencies: ["DeviceLink", "BlueZTransport", "DFUController", "DFUTargetAdapter", "DFUPackage"],
             path: "Benchmarks/BlueZThroughput",
             swiftSettings: strictSwift6
         ),
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSwift6),
+        .target(
+            name: "TestSupport", dependencies: ["DeviceLink"], path: "Tests/TestSupport", swiftSettings: strictSwift6),
         .testTarget(name: "DFUPackageTests", dependencies: ["DFUPackage", "TestSupport"], swiftSettings: strictSwift6),
         .testTarget(
             name: "DFUControllerTests",
-            dependencies: ["DFUController", "TestSupport"],
+            dependencies: ["DeviceLink", "DFUController", "TestSupport"],
             swiftSettings: strictSwift6
         ),
         .testTarget(
-            name: "DFUSimulatorTests", dependencies: ["DFUSimulator", "TestSupport"], swiftSettings: strictSwift6),
+            name: "DFUSimulatorTests", dependencies: ["DeviceLink", "DFUSimulator", "TestSupport"],
+            swiftSettings: strictSwift6),
         .testTarget(
             name: "HexConverterTests",
             dependencies: ["HexConverter", "TestSupport"],
@@ -238,6 +253,7 @@ let package = Package(
         .testTarget(
             name: "DFUEngineTests",
             dependencies: [
+                "DeviceLink",
                 "DFUTargetAdapter", "DFUController", "DFUSimulator", "DFUPackage", "DFUSigning", "FirmwareInput",
                 "TestSupport",
             ],
@@ -250,14 +266,17 @@ let package = Package(
         ),
         .testTarget(
             name: "SerialDFUTests",
-            dependencies: ["SerialDFU", "Checksums", "DFUController", "DFUTargetAdapter", "TestSupport"],
+            dependencies: ["DeviceLink", "SerialDFU", "Checksums", "DFUController", "DFUTargetAdapter", "TestSupport"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "SMPTests",
-            dependencies: ["SMP", "MCUbootImage", "SMPTargetAdapter", "SMPSimulator", "DFUSimulator", "TestSupport"],
+            dependencies: [
+                "DeviceLink", "SMP", "MCUbootImage", "SMPTargetAdapter", "SMPSimulator", "DFUSimulator", "TestSupport",
+            ],
             swiftSettings: strictSwift6),
         .testTarget(
-            name: "SMPSerialTests", dependencies: ["SMPSerial", "SMP", "SMPTargetAdapter"], swiftSettings: strictSwift6),
+            name: "SMPSerialTests", dependencies: ["DeviceLink", "SMPSerial", "SMP", "SMPTargetAdapter"],
+            swiftSettings: strictSwift6),
         .testTarget(
             name: "MCUbootImageTests", dependencies: ["MCUbootImage", "TestSupport"], swiftSettings: strictSwift6),
         .testTarget(

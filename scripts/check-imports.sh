@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # House rule (style.md §1): the parser and the DFU state machines import only the standard library,
 # plus Checksums (standard library, zlib's CRC-32, and swift-crypto's SHA-256, which Checksums alone may import).
-# No Foundation, Dispatch or Glibc there. SMP (issue 20: the SMP codec and upload machine) is held to the same rule.
+# No Foundation, Dispatch or Glibc there. SMP (the SMP codec and upload machine) is held to the same rule, and so is
+# DeviceLink, the neutral core both protocols share (addresses, link failures, the fault plan, the clock).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 status=0
-for module in HexConverter DFUController Checksums SMP; do
+for module in HexConverter DFUController Checksums SMP DeviceLink; do
     [ -d "Sources/$module" ] || continue
-    allowed='Checksums|SystemZlib|Synchronization'
+    allowed='Checksums|SystemZlib|Synchronization|DeviceLink'
+    [ "$module" = DeviceLink ] && allowed='Synchronization'
     [ "$module" = Checksums ] && allowed="$allowed|Crypto"
     while IFS= read -r line; do
         echo "Sources/$module: forbidden import: $line" >&2
@@ -32,6 +34,13 @@ while IFS= read -r line; do
     status=1
 done < <(grep -rhoE '^\s*(@[A-Za-z_]+\s+)?((public|internal|private|fileprivate|package)\s+)?import\s+[A-Za-z_]+' \
     Sources/SMPBlueZ | grep -E 'import\s+(DBus|CDBus|BlueZ|Foundation|FoundationEssentials|Glibc|Dispatch)$' || true)
+# SMP stands on its own feet: no SMP module imports a DFU-named module (the pieces both protocols use live in
+# DeviceLink and SerialLine).
+while IFS= read -r line; do
+    echo "$line: an SMP module imports a DFU-named module" >&2
+    status=1
+done < <(grep -rnE '^\s*(@[A-Za-z_]+\s+)?((public|internal|private|fileprivate|package)\s+)?import\s+[A-Za-z_]*DFU[A-Za-z_]*$' \
+    Sources/SMP* || true)
 # The command line is a client of the library (issue 21): it imports the modules of the library products (their
 # public API, and the `package` declarations of the engine modules they carry), ArgumentParser, and the system's
 # modules; nothing else (no module outside a product, such as BuildInfo). The products are read from Package.swift.

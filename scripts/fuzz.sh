@@ -16,8 +16,8 @@ sources() {
         package | init-packet) ls Sources/Checksums/*.swift; find Sources/DFUPackage -name '*.swift' ;;
         catalog) ls Sources/Catalog/CatalogDecoder.swift Sources/Catalog/CatalogEntry.swift \
             Sources/Catalog/CatalogError.swift Sources/Catalog/JSON/*.swift ;;
-        wire) ls Sources/Checksums/*.swift; find Sources/DFUController -name '*.swift' ;;
-        smp) find Sources/SMP -name '*.swift' ;;
+        wire) ls Sources/Checksums/*.swift; find Sources/DeviceLink Sources/DFUController -name '*.swift' ;;
+        smp) find Sources/DeviceLink Sources/SMP -name '*.swift' ;;
         *) echo "fuzz.sh: unknown target '$1' (package, init-packet, catalog, wire, smp, replay)" >&2; exit 64 ;;
     esac
 }
@@ -43,8 +43,8 @@ crypto() {
     crypto_objects+=(-I "$bin/Modules" -lstdc++)
 }
 
-# Compiles TARGET's harness with its module's sources as one module; `import Checksums` lines are dropped because
-# Checksums' sources are part of the same module here.
+# Compiles TARGET's harness with its module's sources as one module; `import Checksums` and `import DeviceLink`
+# lines are dropped because those sources are part of the same module here.
 build() {
     local target=$1 work=$2
     crypto
@@ -53,7 +53,7 @@ build() {
     local index=0
     for file in $(sources "$target") $(harness "$target"); do
         index=$((index + 1))
-        sed -E '/^(internal |public |package )?import Checksums$/d' "$file" > "$work/src/$index-$(basename "$file")"
+        sed -E '/^(internal |public |package )?import (Checksums|DeviceLink)$/d' "$file" > "$work/src/$index-$(basename "$file")"
     done
     swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name "Fuzz${target//-/}" -package-name nrfloader \
         -I Sources/SystemZlib "${crypto_objects[@]}" "$work"/src/*.swift -o "$work/fuzzer" \

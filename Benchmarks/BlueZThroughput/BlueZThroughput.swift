@@ -13,6 +13,7 @@ import DBus
 import DFUController
 import DFUPackage
 import DFUTargetAdapter
+import DeviceLink
 
 #if canImport(Glibc)
     import Glibc

@@ -5,6 +5,7 @@ import DFUController
 import DFUPackage
 import DFUSimulator
 import DFUTargetAdapter
+import DeviceLink
 
 /// One link setting to measure.
 struct Setting {

@@ -3,6 +3,7 @@
 // the figures are the model's, the same on every run and machine. Run: scripts/bench-smp.sh.
 import Checksums
 import DFUSimulator
+import DeviceLink
 import MCUbootImage
 import SMP
 import SMPSimulator

@@ -1,5 +1,5 @@
 package import DBus
-package import DFUController
+package import DeviceLink
 
 /// A Bluetooth adapter as BlueZ exports it (`org.bluez.Adapter1`).
 package struct AdapterInfo: Sendable, Hashable {
@@ -117,11 +117,6 @@ package struct CharacteristicInfo: Sendable, Hashable {
         servicePath = properties["Service"]?.stringValue ?? ""
         flags = properties["Flags"]?.stringArrayValue ?? []
         mtu = properties["MTU"]?.intValue
-    }
-
-    /// The DFU role this characteristic plays, matched by UUID.
-    package var dfuRole: DFUCharacteristic? {
-        DFUCharacteristic.allCases.first { $0.uuid == uuid }
     }
 }
 

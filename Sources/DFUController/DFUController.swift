@@ -3,6 +3,8 @@
 /// The controller never reads a clock, sleeps or touches Bluetooth. Its driver (the adapter) feeds it events with
 /// the time since the session started and performs the returned actions in order. See the DocC page for the
 /// state transition table and the adapter contract.
+package import DeviceLink
+
 package struct DFUController: Sendable {
     /// The top-level states; per-protocol details live in ``SecureDFU`` and ``LegacyDFU``.
     enum State: Equatable, Sendable {

@@ -1,4 +1,5 @@
 package import DFUController
+import DeviceLink
 
 /// The I/O shell around `DFUController`: performs its actions on a ``GATTTransport``, feeds back what happened,
 /// and keeps its timers on the transport's clock.
@@ -11,7 +12,7 @@ package struct DFUTargetAdapter<Transport: GATTTransport>: Sendable {
     package enum Outcome: Sendable, Equatable {
         /// Every part was confirmed by the device.
         case completed(DFUSummary)
-        /// The controller gave up. A transport failure is inside the error, typed (``TransportFailureKind``);
+        /// The controller gave up. A transport failure is inside the error, typed (``LinkError.Kind``);
         /// `deviceWasReached` says whether any connection to the device succeeded (the controller's record), so a
         /// caller can tell a device that vanished from one never found without looking at progress events.
         case failed(DFUError, deviceWasReached: Bool)
@@ -71,7 +72,7 @@ package struct DFUTargetAdapter<Transport: GATTTransport>: Sendable {
                             completions.append(completion)
                         }
                     } catch {
-                        if case .linkLost = error, action.transportOperation != .connect {
+                        if error.kind == .linkLost, action.transportOperation != .connect {
                             linkLost = true
                             continue actions
                         }
@@ -151,7 +152,7 @@ package struct DFUTargetAdapter<Transport: GATTTransport>: Sendable {
     private func perform(
         _ action: DFUAction,
         connectionDeadline: Transport.SessionClock.Instant
-    ) async throws(GATTTransportError) -> Completion? {
+    ) async throws(LinkError) -> Completion? {
         switch action {
         case .connect(let request):
             return .connected(try await transport.connect(request, deadline: connectionDeadline))
@@ -185,22 +186,8 @@ extension TransportFailure {
     /// - Parameters:
     ///   - operation: What the adapter was doing.
     ///   - error: The transport's error.
-    init(operation: TransportOperation, _ error: GATTTransportError) {
-        self.init(operation: operation, kind: error.kind, cause: error.description)
-    }
-}
-
-extension GATTTransportError {
-    /// The kind of failure, one for one with the cases.
-    package var kind: TransportFailureKind {
-        switch self {
-        case .unavailable: .unavailable
-        case .deviceNotFound: .deviceNotFound
-        case .linkLost: .linkLost
-        case .timedOut: .timedOut
-        case .rejected: .rejected
-        case .failed: .failed
-        }
+    init(operation: TransportOperation, _ error: LinkError) {
+        self.init(operation: operation, kind: error.kind, cause: error.cause)
     }
 }
 

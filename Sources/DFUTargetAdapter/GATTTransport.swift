@@ -1,4 +1,5 @@
 package import DFUController
+package import DeviceLink
 
 /// A Bluetooth LE central's view of one DFU target: what ``DFUTargetAdapter`` needs from BlueZ, and what the
 /// simulator provides in memory.
@@ -11,7 +12,7 @@ package import DFUController
 /// - Notifications and link loss that happen at any moment are queued and handed out, in order, by
 ///   `nextEvent(until:)`; link loss is reported there exactly once as `GATTEvent.disconnected(reason:)`, also
 ///   after ``disconnect()``. An operation that fails because the link dropped throws
-///   ``GATTTransportError/linkLost(_:)``.
+///   ``LinkError/linkLost(_:)``.
 /// - Only `nextEvent(until:)` reacts to task cancellation (it returns `nil` early). Every other operation runs to
 ///   its end or its own error, so that the clean-up writes a cancelled update needs (Abort, Reset) still go out.
 /// - A new `connect(_:deadline:)` rediscovers services: a GATT cache is never trusted across a device reset.
@@ -29,23 +30,23 @@ package protocol GATTTransport: Sendable {
     ///   - request: The address to look for, or the alternative address, or the advertised name.
     ///   - deadline: When to give up, retries included.
     /// - Returns: The connection's ATT MTU and the DFU characteristics found.
-    /// - Throws: ``GATTTransportError``.
-    func connect(_ request: ConnectionRequest, deadline: SessionClock.Instant) async throws(GATTTransportError)
+    /// - Throws: ``LinkError``.
+    func connect(_ request: ConnectionRequest, deadline: SessionClock.Instant) async throws(LinkError)
         -> GATTConnection
 
     /// Enables notifications (or indications) on a characteristic, waiting for the CCCD write to complete.
     ///
     /// - Parameter characteristic: The characteristic.
-    /// - Throws: ``GATTTransportError``.
-    func enableNotifications(_ characteristic: DFUCharacteristic) async throws(GATTTransportError)
+    /// - Throws: ``LinkError``.
+    func enableNotifications(_ characteristic: DFUCharacteristic) async throws(LinkError)
 
     /// Writes a value with response (ATT Write Request) and waits for the response.
     ///
     /// - Parameters:
     ///   - characteristic: The characteristic.
     ///   - value: The value, at most ATT MTU − 3 bytes.
-    /// - Throws: ``GATTTransportError``.
-    func write(_ characteristic: DFUCharacteristic, _ value: [UInt8]) async throws(GATTTransportError)
+    /// - Throws: ``LinkError``.
+    func write(_ characteristic: DFUCharacteristic, _ value: [UInt8]) async throws(LinkError)
 
     /// Writes values without response (ATT Write Commands), in order; returns when they are handed to the link.
     ///
@@ -55,16 +56,16 @@ package protocol GATTTransport: Sendable {
     /// - Parameters:
     ///   - characteristic: The characteristic.
     ///   - packets: The values, each at most ATT MTU − 3 bytes.
-    /// - Throws: ``GATTTransportError``.
+    /// - Throws: ``LinkError``.
     func writeWithoutResponse(_ characteristic: DFUCharacteristic, _ packets: [[UInt8]])
-        async throws(GATTTransportError)
+        async throws(LinkError)
 
     /// Reads a characteristic's value.
     ///
     /// - Parameter characteristic: The characteristic.
     /// - Returns: The value.
-    /// - Throws: ``GATTTransportError``.
-    func read(_ characteristic: DFUCharacteristic) async throws(GATTTransportError) -> [UInt8]
+    /// - Throws: ``LinkError``.
+    func read(_ characteristic: DFUCharacteristic) async throws(LinkError) -> [UInt8]
 
     /// Drops the connection; the link loss then comes out of `nextEvent(until:)`.
     func disconnect() async
@@ -73,8 +74,8 @@ package protocol GATTTransport: Sendable {
     ///
     /// - Parameter deadline: When to stop waiting.
     /// - Returns: The event, or `nil` when the deadline passed (or the task was cancelled) first.
-    /// - Throws: ``GATTTransportError`` when the transport itself broke (not for link loss, which is an event).
-    func nextEvent(until deadline: SessionClock.Instant) async throws(GATTTransportError) -> GATTEvent?
+    /// - Throws: ``LinkError`` when the transport itself broke (not for link loss, which is an event).
+    func nextEvent(until deadline: SessionClock.Instant) async throws(LinkError) -> GATTEvent?
 }
 
 /// A connection as the transport found it.
@@ -105,30 +106,4 @@ package enum GATTEvent: Sendable, Equatable {
     case notification(DFUCharacteristic, [UInt8])
     /// The link is down; `reason` is the transport's wording.
     case disconnected(reason: String)
-}
-
-/// Why a transport operation failed, sorted by what the user can do about it.
-///
-/// Each case keeps the transport's own error text (for BlueZ, the D-Bus error name and message) as its cause.
-package enum GATTTransportError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// No Bluetooth stack, no adapter, adapter off, or no permission (exit 69).
-    case unavailable(String)
-    /// No device matched the request before the deadline (exit 69).
-    case deviceNotFound(String)
-    /// The link dropped during the operation (exit 75: a retry may succeed).
-    case linkLost(String)
-    /// The operation did not complete in time (exit 75).
-    case timedOut(String)
-    /// The device answered with an ATT error (exit 76).
-    case rejected(String)
-    /// Anything else the transport reports.
-    case failed(String)
-
-    package var description: String {
-        switch self {
-        case .unavailable(let cause), .deviceNotFound(let cause), .linkLost(let cause), .timedOut(let cause),
-            .rejected(let cause), .failed(let cause):
-            cause
-        }
-    }
 }

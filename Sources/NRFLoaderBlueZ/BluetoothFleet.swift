@@ -2,6 +2,7 @@ import BlueZ
 import BlueZTransport
 import DBus
 import DFUController
+import DeviceLink
 public import NRFLoaderKit
 import SMP
 import SMPBlueZ

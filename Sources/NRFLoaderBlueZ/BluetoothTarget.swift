@@ -1,7 +1,8 @@
 package import BlueZ
 package import BlueZTransport
 import DBus
-package import DFUController
+import DFUController
+package import DeviceLink
 public import NRFLoaderKit
 import SMP
 import SMPBlueZ

@@ -1,6 +1,7 @@
 import Checksums
 package import DFUController
 package import DFUTargetAdapter
+package import DeviceLink
 package import FirmwareInput
 import HexConverter
 

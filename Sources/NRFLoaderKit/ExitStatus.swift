@@ -1,3 +1,5 @@
+package import DeviceLink
+
 /// What an ``UpdateError`` means for the program that met it, as `nrfloader`'s exit statuses say it: following
 /// sysexits(3), so that a CI job can tell "fix the input" (64–66) from "try again" (75).
 ///
@@ -53,5 +55,22 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
 extension String {
     package func leftPadded(to width: Int) -> String {
         String(repeating: " ", count: max(0, width - count)) + self
+    }
+}
+
+extension LinkError {
+    /// The exit status of a link failure, the same for every protocol and transport: 69 when the stack, the port or
+    /// the device was never there, 76 for a device that answered with an error, 75 for what a retry may mend.
+    ///
+    /// - Parameter deviceWasReached: Whether any connection to the device succeeded: a device that vanished
+    ///   afterwards is a temporary failure, one never found is unavailable.
+    /// - Returns: The status.
+    package func exitStatus(deviceWasReached: Bool) -> ExitStatus {
+        switch kind {
+        case .deviceNotFound: deviceWasReached ? .temporaryFailure : .unavailable
+        case .unavailable: .unavailable
+        case .rejected: .protocolError
+        case .linkLost, .timedOut, .failed: .temporaryFailure
+        }
     }
 }

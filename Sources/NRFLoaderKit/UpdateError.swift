@@ -89,12 +89,7 @@ package struct SMPUploadFailure: Error, Sendable, CustomStringConvertible {
         case .cancelled: .interrupted
         case .rejected, .protocolViolation, .unexpectedState: .protocolError
         case .timedOut, .reconnectsExhausted, .unanswered, .stalled: .temporaryFailure
-        case .transport(let failure):
-            switch failure.kind {
-            case .deviceNotFound: deviceWasReached ? .temporaryFailure : .unavailable
-            case .unavailable: .unavailable
-            case .linkLost, .timedOut, .failed: .temporaryFailure
-            }
+        case .transport(let failure): failure.exitStatus(deviceWasReached: deviceWasReached)
         }
     }
 }

@@ -1,9 +1,10 @@
 package import DFUController
+import DeviceLink
 
 /// A DFU that did not complete, with the exit status that tells a CI job whether to retry.
 ///
 /// The status is a function of typed values only: the controller's error (a transport failure inside it carries
-/// its ``TransportFailureKind``) and whether the controller ever connected to the device.
+/// its ``LinkError.Kind``) and whether the controller ever connected to the device.
 package struct UploadFailure: Error, Sendable, CustomStringConvertible {
     package var error: DFUError
     /// Whether a connection to the device succeeded at some point: one that then vanishes is a temporary failure,
@@ -24,13 +25,7 @@ package struct UploadFailure: Error, Sendable, CustomStringConvertible {
         case .firmwareUnsuitable, .invalidFirmware: .dataError
         case .noDFUService: .unavailable
         case .timedOut, .crcMismatchPersisted, .reconnectsExhausted: .temporaryFailure
-        case .transport(let failure):
-            switch failure.kind {
-            case .deviceNotFound: deviceWasReached ? .temporaryFailure : .unavailable
-            case .unavailable: .unavailable
-            case .rejected: .protocolError
-            case .linkLost, .timedOut, .failed: .temporaryFailure
-            }
+        case .transport(let failure): failure.error.exitStatus(deviceWasReached: deviceWasReached)
         }
     }
 }

@@ -1,7 +1,9 @@
 import DFUController
+import DeviceLink
 import FirmwareInput
 import NRFLoaderKit
 import SerialDFU
+import SerialLine
 
 /// Legacy serial DFU (HCI/SLIP, as Adafruit's nRF52 bootloader and the nRF5 SDK 11 serial bootloader speak), part by
 /// part: each part its own session, with a reconnection while the device resets in between.
@@ -75,7 +77,7 @@ struct LegacySerialUpdate {
     }
 
     private static func failure(_ failure: LegacySerialSession.Failure) -> UpdateError {
-        let kind: TransportFailureKind
+        let kind: LinkError.Kind
         switch failure {
         case .port(.notFound(let path)): return UpdateError(ToolError.inputMissing(path: path))
         case .cancelled: return UpdateError(UploadFailure(error: .cancelled, deviceWasReached: true))

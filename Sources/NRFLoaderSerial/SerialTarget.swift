@@ -1,10 +1,12 @@
 import DFUController
 import DFUTargetAdapter
+import DeviceLink
 import FirmwareInput
 public import NRFLoaderKit
 import SMP
 package import SMPSerial
 package import SerialDFU
+package import SerialLine
 
 #if canImport(Glibc)
     import Glibc

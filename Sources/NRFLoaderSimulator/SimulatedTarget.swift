@@ -1,5 +1,6 @@
 import DFUController
 package import DFUSimulator
+import DeviceLink
 import FirmwareInput
 import MCUbootImage
 import MCUbootPackage

@@ -2,6 +2,7 @@ import DFUController
 package import DFUPackage
 import DFUSigning
 package import DFUSimulator
+package import DeviceLink
 package import FirmwareInput
 import NRFLoaderKit
 

@@ -1,6 +1,5 @@
 package import BlueZTransport
-package import DFUController
-import DFUTargetAdapter
+package import DeviceLink
 import SMP
 package import SMPTargetAdapter
 import Synchronization
@@ -42,7 +41,7 @@ package final class BlueZSMPTransport: SMPTransport {
     /// The transport's clock: BlueZ's wall clock.
     package var clock: ContinuousClock { gatt.clock }
 
-    package func connect(deadline: ContinuousClock.Instant) async throws(SMPTransportError) -> Int {
+    package func connect(deadline: ContinuousClock.Instant) async throws(LinkError) -> Int {
         link.withLock { $0 = Link() }
         let connection: LinkConnection
         do {
@@ -63,7 +62,7 @@ package final class BlueZSMPTransport: SMPTransport {
         return connection.mtu
     }
 
-    package func send(_ frame: [UInt8]) async throws(SMPTransportError) {
+    package func send(_ frame: [UInt8]) async throws(LinkError) {
         let size = max(link.withLock { $0.mtu } - 3, 20)
         let writes = stride(from: 0, to: frame.count, by: size).map { Array(frame[$0..<min($0 + size, frame.count)]) }
         do {
@@ -77,7 +76,7 @@ package final class BlueZSMPTransport: SMPTransport {
         await gatt.disconnect()
     }
 
-    package func nextEvent(until deadline: ContinuousClock.Instant) async throws(SMPTransportError)
+    package func nextEvent(until deadline: ContinuousClock.Instant) async throws(LinkError)
         -> SMPTransportEvent?
     {
         while true {
@@ -109,23 +108,14 @@ package final class BlueZSMPTransport: SMPTransport {
 
     /// The refusal of a device without SMP, naming what it offers instead.
     private static func notSMP(_ connection: LinkConnection) -> String {
-        let dfu = connection.dfuCharacteristics
-        let services = Set(dfu.map(\.serviceUUID))
-        var offered: [String] = []
-        if services.contains(DFUCharacteristic.secureServiceUUID) { offered.append("Secure DFU (service FE59)") }
-        if services.contains(DFUCharacteristic.legacyServiceUUID) { offered.append("legacy DFU (service 1530)") }
+        let offered = connection.dfuServicesDescription
         let what = offered.isEmpty ? "neither nRF5 DFU nor SMP" : "nRF5 " + offered.joined(separator: " and ")
         return "\(connection.address) offers \(what), not SMP (MCUmgr service \(LinkCharacteristic.smpServiceUUID)): "
             + "an MCUboot image goes over SMP only"
     }
 
-    private static func smpError(_ error: GATTTransportError) -> SMPTransportError {
-        switch error {
-        case .unavailable(let cause): .unavailable(cause)
-        case .deviceNotFound(let cause): .deviceNotFound(cause)
-        case .linkLost(let cause): .linkLost(cause)
-        case .timedOut(let cause): .timedOut(cause)
-        case .rejected(let cause), .failed(let cause): .failed(cause)
-        }
+    /// An ATT error answer is a failed write here: SMP has no refused link operation (its refusals are `rc` answers).
+    private static func smpError(_ error: LinkError) -> LinkError {
+        error.kind == .rejected ? .failed(error.cause) : error
     }
 }

@@ -1,6 +1,7 @@
+package import DeviceLink
 import SMP
 package import SMPTargetAdapter
-package import SerialDFU
+package import SerialLine
 import Synchronization
 
 /// SMP over a serial port in Zephyr's console framing (`smp_uart.c`, `serial_util.c`): the UART or USB CDC ACM of a
@@ -40,9 +41,9 @@ package final class SerialSMPTransport: SMPTransport {
             self.path = path
         }
 
-        /// The serial DFU options that open the same port the same way (the port code is shared).
-        var portOptions: SerialDFUTransport.Options {
-            var options = SerialDFUTransport.Options(path: path)
+        /// The port, as every serial protocol opens it.
+        var portOptions: SerialLineOptions {
+            var options = SerialLineOptions(path: path)
             options.baudRate = baudRate
             options.hardwareFlowControl = hardwareFlowControl
             options.sysfsRoot = sysfsRoot
@@ -87,12 +88,12 @@ package final class SerialSMPTransport: SMPTransport {
     ///
     /// - Throws: ``SerialPortError``.
     package static func checkAccess(_ options: Options) throws(SerialPortError) {
-        try SerialDFUTransport.checkAccess(options.portOptions)
+        try SerialPort.checkAccess(options.portOptions)
     }
 
     // MARK: SMPTransport
 
-    package func connect(deadline: ContinuousClock.Instant) async throws(SMPTransportError) -> Int {
+    package func connect(deadline: ContinuousClock.Instant) async throws(LinkError) -> Int {
         closePort()
         let port = try await open(until: deadline)
         state.withLock {
@@ -127,7 +128,7 @@ package final class SerialSMPTransport: SMPTransport {
         return SMPSerialFraming.largestFrame(bufferSize: options.bufferSize) + 3
     }
 
-    package func send(_ frame: [UInt8]) async throws(SMPTransportError) {
+    package func send(_ frame: [UInt8]) async throws(LinkError) {
         guard let port = state.withLock({ $0.port }) else { throw .linkLost("serial port is closed") }
         try write(frame, on: port)
     }
@@ -136,7 +137,7 @@ package final class SerialSMPTransport: SMPTransport {
         if closePort() { state.withLock { $0.events.append(.disconnected(reason: "port closed")) } }
     }
 
-    package func nextEvent(until deadline: ContinuousClock.Instant) async throws(SMPTransportError)
+    package func nextEvent(until deadline: ContinuousClock.Instant) async throws(LinkError)
         -> SMPTransportEvent?
     {
         while true {
@@ -160,7 +161,7 @@ package final class SerialSMPTransport: SMPTransport {
     // MARK: Internals
 
     /// Opens the port, waiting for it to appear (a device re-enumerating) until `deadline`.
-    private func open(until deadline: ContinuousClock.Instant) async throws(SMPTransportError) -> SerialPort {
+    private func open(until deadline: ContinuousClock.Instant) async throws(LinkError) -> SerialPort {
         var locator = state.withLock { $0.locator }
         defer { state.withLock { $0.locator = locator } }
         do { return try await locator.open(until: deadline) } catch {
@@ -208,7 +209,7 @@ package final class SerialSMPTransport: SMPTransport {
     ///
     /// Returns whether it came before `deadline`.
     private func awaitProbeAnswer(_ sequence: UInt8, on port: SerialPort, until deadline: ContinuousClock.Instant)
-        async throws(SMPTransportError) -> Bool
+        async throws(LinkError) -> Bool
     {
         while clock.now < deadline {
             if Task.isCancelled { return false }
@@ -234,7 +235,7 @@ package final class SerialSMPTransport: SMPTransport {
         return false
     }
 
-    private func write(_ frame: [UInt8], on port: SerialPort) throws(SMPTransportError) {
+    private func write(_ frame: [UInt8], on port: SerialPort) throws(LinkError) {
         do { try port.write(Array(SMPSerialFraming.lines(for: frame).joined())) } catch {
             if closePort() { state.withLock { $0.events.append(.disconnected(reason: error.description)) } }
             throw .linkLost(error.description)

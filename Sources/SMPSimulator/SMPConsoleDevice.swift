@@ -1,3 +1,4 @@
+import DeviceLink
 import SMP
 package import SerialSimulator
 
@@ -48,8 +49,8 @@ package struct SMPConsoleDevice: SerialLineModel {
     private var lastInputTime: Duration = .zero
     /// ``SMPMisbehaviour/drip``: answer bytes not sent yet, and when the next one is due.
     private var drip: (bytes: [UInt8], due: Duration) = ([], .zero)
-    /// ``SMPMisbehaviour/garbage``: the noise generator's state (SplitMix64), seeded so that a run repeats.
-    private var noise: UInt64 = 0x5EED
+    /// ``SMPMisbehaviour/garbage``: the noise generator, seeded so that a run repeats.
+    private var noise = SplitMix64(seed: 0x5EED)
 
     private enum LineKind {
         case buffered
@@ -104,11 +105,7 @@ package struct SMPConsoleDevice: SerialLineModel {
     private mutating func garbage() -> [UInt8] {
         var bytes: [UInt8] = []
         for _ in 0..<24 {
-            noise &+= 0x9E37_79B9_7F4A_7C15
-            var z = noise
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            let byte = UInt8(truncatingIfNeeded: z ^ (z >> 31))
+            let byte = UInt8(truncatingIfNeeded: noise.next())
             bytes.append(byte == 0x0A ? 0x0B : byte)
         }
         transcript.append("# noise: \(bytes.count + 12) bytes (misbehaving)")

@@ -1,4 +1,4 @@
-package import DFUSimulator
+package import DeviceLink
 
 /// The `--sim-fault` plan applied to SMP frames, by `--target sim:smp` and `simulate --kind smp` alike.
 ///
@@ -19,7 +19,7 @@ package struct SMPFaults: Sendable {
     }
 
     private let faults: [Fault]
-    private var random: UInt64
+    private var random: SplitMix64
     private var requests = 0
     private var answers = 0
     private var receivedBytes = 0
@@ -29,7 +29,7 @@ package struct SMPFaults: Sendable {
     /// The plan's faults, counted from the start.
     package init(plan: FaultPlan) {
         faults = plan.faults
-        random = plan.seed
+        random = SplitMix64(seed: plan.seed)
     }
 
     /// The lowest `mtu@N`, if any.
@@ -101,13 +101,8 @@ package struct SMPFaults: Sendable {
         case .occurrence(let n): return count == n
         case .fromOccurrence(let n): return count >= n
         case .random(let probability):
-            // SplitMix64, as the DFU simulator draws its random faults.
-            random &+= 0x9E37_79B9_7F4A_7C15
-            var z = random
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            z ^= z >> 31
-            return Double(z >> 11) / Double(1 << 53) < probability
+            // As the DFU simulator draws its random faults.
+            return random.nextUnit() < probability
         }
     }
 }

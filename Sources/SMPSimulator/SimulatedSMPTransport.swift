@@ -1,4 +1,4 @@
-package import DFUSimulator
+package import DeviceLink
 import SMP
 package import SMPTargetAdapter
 import Synchronization
@@ -58,29 +58,29 @@ package final class SimulatedSMPTransport: SMPTransport {
     /// Request frame bytes handed to the link so far.
     package var requestBytes: Int { simulation.withLock { $0.requestBytesSent } }
 
-    package func connect(deadline: VirtualClock.Instant) async throws(SMPTransportError) -> Int {
-        try await run { (simulation) throws(SMPTransportError) in try simulation.connect(deadline: deadline.offset) }
+    package func connect(deadline: VirtualClock.Instant) async throws(LinkError) -> Int {
+        try await run { (simulation) throws(LinkError) in try simulation.connect(deadline: deadline.offset) }
     }
 
-    package func send(_ frame: [UInt8]) async throws(SMPTransportError) {
-        try await run { (simulation) throws(SMPTransportError) in try simulation.send(frame) }
+    package func send(_ frame: [UInt8]) async throws(LinkError) {
+        try await run { (simulation) throws(LinkError) in try simulation.send(frame) }
     }
 
     package func disconnect() async {
         simulation.withLock { $0.disconnect() }
     }
 
-    package func nextEvent(until deadline: VirtualClock.Instant) async throws(SMPTransportError) -> SMPTransportEvent? {
-        try await run { (simulation) throws(SMPTransportError) in simulation.nextEvent(until: deadline.offset) }
+    package func nextEvent(until deadline: VirtualClock.Instant) async throws(LinkError) -> SMPTransportEvent? {
+        try await run { (simulation) throws(LinkError) in simulation.nextEvent(until: deadline.offset) }
     }
 
     @discardableResult
-    private func run<T: Sendable>(_ body: @Sendable (inout SMPSimulation) throws(SMPTransportError) -> T)
-        async throws(SMPTransportError) -> T
+    private func run<T: Sendable>(_ body: @Sendable (inout SMPSimulation) throws(LinkError) -> T)
+        async throws(LinkError) -> T
     {
         let (result, before, after) = simulation.withLock { simulation in
             let before = simulation.now
-            let result = Result { () throws(SMPTransportError) in try body(&simulation) }
+            let result = Result { () throws(LinkError) in try body(&simulation) }
             return (result, before, simulation.now)
         }
         clock.advance(to: after)
@@ -135,7 +135,7 @@ struct SMPSimulation: Sendable {
         self.faults = SMPFaults(plan: faults)
     }
 
-    mutating func connect(deadline: Duration) throws(SMPTransportError) -> Int {
+    mutating func connect(deadline: Duration) throws(LinkError) -> Int {
         let start = max(now, deviceReadyAt)
         guard start + link.connectionSetup <= deadline else {
             now = max(now, deadline)
@@ -149,7 +149,7 @@ struct SMPSimulation: Sendable {
         return mtu
     }
 
-    mutating func send(_ frame: [UInt8]) throws(SMPTransportError) {
+    mutating func send(_ frame: [UInt8]) throws(LinkError) {
         guard isConnected, var uplink else { throw .linkLost("not connected to the simulated SMP device") }
         requestBytesSent += frame.count
         var arrival = now

@@ -1,3 +1,4 @@
+import DeviceLink
 import SMP
 
 /// An SMP machine the driver can run: `SMPUploader` and `SMPExchange` take the same inputs, and their actions
@@ -19,7 +20,7 @@ protocol SMPDrivenMachine: Sendable {
     mutating func connected(mtu: Int, at now: Duration) -> [Action]
     mutating func receive(_ bytes: [UInt8], at now: Duration) -> [Action]
     mutating func transportDisconnected(at now: Duration) -> [Action]
-    mutating func transportFailed(_ failure: SMPTransportFailure, at now: Duration) -> [Action]
+    mutating func transportFailed(_ failure: LinkError, at now: Duration) -> [Action]
     mutating func timerFired(_ timer: Timer, at now: Duration) -> [Action]
     mutating func cancel(at now: Duration) -> [Action]
 
@@ -81,14 +82,14 @@ struct SMPMachineDriver<Transport: SMPTransport> {
                             cancelled = true
                             followUps += machine.cancel(at: now())
                         } else {
-                            followUps += machine.transportFailed(error.failure, at: now())
+                            followUps += machine.transportFailed(error, at: now())
                         }
                     }
                 case .send(let frame):
                     do {
                         try await transport.send(frame)
                     } catch {
-                        followUps += machine.transportFailed(error.failure, at: now())
+                        followUps += machine.transportFailed(error, at: now())
                     }
                 case .disconnect:
                     await transport.disconnect()
@@ -121,7 +122,7 @@ struct SMPMachineDriver<Transport: SMPTransport> {
             do {
                 event = try await transport.nextEvent(until: start.advanced(by: waitUntil))
             } catch {
-                pending = machine.transportFailed(error.failure, at: now())
+                pending = machine.transportFailed(error, at: now())
                 continue
             }
             switch event {

@@ -1,3 +1,4 @@
+package import DeviceLink
 package import SMP
 
 /// A link to one SMP server: BLE (the SMP characteristic), a serial console, or the simulator.
@@ -7,7 +8,7 @@ package import SMP
 ///
 /// Contract, as `DFUTargetAdapter`'s `GATTTransport`: one task calls the methods one at a time; link loss comes out
 /// of ``nextEvent(until:)`` exactly once as ``SMPTransportEvent/disconnected(reason:)``, also after ``disconnect()``;
-/// a send that fails because the link dropped throws ``SMPTransportError/linkLost(_:)``.
+/// a send that fails because the link dropped throws ``LinkError/linkLost(_:)``.
 package protocol SMPTransport: Sendable {
     /// The clock the deadlines are on.
     associatedtype SessionClock: Clock where SessionClock.Duration == Duration
@@ -19,14 +20,14 @@ package protocol SMPTransport: Sendable {
     ///
     /// - Parameter deadline: When to give up.
     /// - Returns: The ATT MTU, or for a stream transport the largest frame it carries plus 3.
-    /// - Throws: ``SMPTransportError``.
-    func connect(deadline: SessionClock.Instant) async throws(SMPTransportError) -> Int
+    /// - Throws: ``LinkError``.
+    func connect(deadline: SessionClock.Instant) async throws(LinkError) -> Int
 
     /// Sends one request frame.
     ///
     /// - Parameter frame: The frame.
-    /// - Throws: ``SMPTransportError``.
-    func send(_ frame: [UInt8]) async throws(SMPTransportError)
+    /// - Throws: ``LinkError``.
+    func send(_ frame: [UInt8]) async throws(LinkError)
 
     /// Drops the link; the loss then comes out of ``nextEvent(until:)``.
     func disconnect() async
@@ -35,8 +36,8 @@ package protocol SMPTransport: Sendable {
     ///
     /// - Parameter deadline: When to stop waiting.
     /// - Returns: The event, or `nil` at the deadline or when the task was cancelled.
-    /// - Throws: ``SMPTransportError`` when the transport itself broke.
-    func nextEvent(until deadline: SessionClock.Instant) async throws(SMPTransportError) -> SMPTransportEvent?
+    /// - Throws: ``LinkError`` when the transport itself broke.
+    func nextEvent(until deadline: SessionClock.Instant) async throws(LinkError) -> SMPTransportEvent?
 }
 
 /// Something the device did on its own.
@@ -48,37 +49,4 @@ package enum SMPTransportEvent: Sendable, Equatable {
     /// A line of detail from the link itself (a serial console's log line, a dropped packet), already escaped;
     /// nothing for the machine.
     case log(String)
-}
-
-/// Why a transport operation failed.
-package enum SMPTransportError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// No stack, adapter, port or permission.
-    case unavailable(String)
-    /// The device was not found in time.
-    case deviceNotFound(String)
-    /// The link dropped.
-    case linkLost(String)
-    /// The operation did not finish in time.
-    case timedOut(String)
-    /// Anything else the transport reports.
-    case failed(String)
-
-    package var description: String {
-        switch self {
-        case .unavailable(let cause), .deviceNotFound(let cause), .linkLost(let cause), .timedOut(let cause),
-            .failed(let cause):
-            cause
-        }
-    }
-
-    /// The machine's view of the failure.
-    package var failure: SMPTransportFailure {
-        switch self {
-        case .unavailable(let cause): SMPTransportFailure(kind: .unavailable, cause: cause)
-        case .deviceNotFound(let cause): SMPTransportFailure(kind: .deviceNotFound, cause: cause)
-        case .linkLost(let cause): SMPTransportFailure(kind: .linkLost, cause: cause)
-        case .timedOut(let cause): SMPTransportFailure(kind: .timedOut, cause: cause)
-        case .failed(let cause): SMPTransportFailure(kind: .failed, cause: cause)
-        }
-    }
 }

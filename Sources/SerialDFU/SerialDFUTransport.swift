@@ -1,5 +1,7 @@
 package import DFUController
 package import DFUTargetAdapter
+package import DeviceLink
+package import SerialLine
 import Synchronization
 
 /// Secure DFU over a serial port (SDK 15+ UART or USB CDC bootloader), presented to `DFUTargetAdapter` as the
@@ -61,7 +63,7 @@ package final class SerialDFUTransport: GATTTransport {
     package init(options: Options, observer: FrameObserver? = nil) {
         self.options = options
         self.observer = observer
-        state = Mutex(State(locator: SerialPortLocator(options)))
+        state = Mutex(State(locator: SerialPortLocator(options.port)))
     }
 
     /// The port opened last: the one given, or the name the device came back under after a reset.
@@ -82,8 +84,7 @@ package final class SerialDFUTransport: GATTTransport {
     ///
     /// - Throws: ``SerialPortError``.
     package static func checkAccess(_ options: Options) throws(SerialPortError) {
-        let port = try SerialPort(path: options.path, settings: options.portSettings)
-        port.close()
+        try SerialPort.checkAccess(options.port)
     }
 
     /// Adafruit's 1200-baud touch: the application resets into its bootloader.
@@ -94,7 +95,7 @@ package final class SerialDFUTransport: GATTTransport {
     // MARK: GATTTransport
 
     package func connect(_ request: ConnectionRequest, deadline: ContinuousClock.Instant)
-        async throws(GATTTransportError) -> GATTConnection
+        async throws(LinkError) -> GATTConnection
     {
         closePort()
         let port = try await open(until: deadline)
@@ -136,9 +137,9 @@ package final class SerialDFUTransport: GATTTransport {
             address: request.address)
     }
 
-    package func enableNotifications(_ characteristic: DFUCharacteristic) async throws(GATTTransportError) {}
+    package func enableNotifications(_ characteristic: DFUCharacteristic) async throws(LinkError) {}
 
-    package func write(_ characteristic: DFUCharacteristic, _ value: [UInt8]) async throws(GATTTransportError) {
+    package func write(_ characteristic: DFUCharacteristic, _ value: [UInt8]) async throws(LinkError) {
         guard characteristic == .secureControlPoint else {
             throw .failed("serial dfu has no \(characteristic) to write")
         }
@@ -146,7 +147,7 @@ package final class SerialDFUTransport: GATTTransport {
     }
 
     package func writeWithoutResponse(_ characteristic: DFUCharacteristic, _ packets: [[UInt8]])
-        async throws(GATTTransportError)
+        async throws(LinkError)
     {
         guard characteristic == .securePacket else {
             throw .failed("serial dfu has no \(characteristic) to write without response")
@@ -161,7 +162,7 @@ package final class SerialDFUTransport: GATTTransport {
         do { try port.write(wire) } catch { throw lose(error) }
     }
 
-    package func read(_ characteristic: DFUCharacteristic) async throws(GATTTransportError) -> [UInt8] {
+    package func read(_ characteristic: DFUCharacteristic) async throws(LinkError) -> [UInt8] {
         throw .failed("serial dfu has no \(characteristic) to read")
     }
 
@@ -169,7 +170,7 @@ package final class SerialDFUTransport: GATTTransport {
         if closePort() { state.withLock { $0.events.append(.disconnected(reason: "port closed")) } }
     }
 
-    package func nextEvent(until deadline: ContinuousClock.Instant) async throws(GATTTransportError) -> GATTEvent? {
+    package func nextEvent(until deadline: ContinuousClock.Instant) async throws(LinkError) -> GATTEvent? {
         while true {
             if let event = state.withLock({ $0.events.isEmpty ? nil : $0.events.removeFirst() }) { return event }
             guard let port = state.withLock({ $0.port }) else {
@@ -186,7 +187,7 @@ package final class SerialDFUTransport: GATTTransport {
     // MARK: Internals
 
     /// Opens the port, waiting for it to appear (a device re-enumerating) until `deadline`.
-    private func open(until deadline: ContinuousClock.Instant) async throws(GATTTransportError) -> SerialPort {
+    private func open(until deadline: ContinuousClock.Instant) async throws(LinkError) -> SerialPort {
         var locator = state.withLock { $0.locator }
         defer { state.withLock { $0.locator = locator } }
         do { return try await locator.open(until: deadline) } catch {
@@ -199,7 +200,7 @@ package final class SerialDFUTransport: GATTTransport {
     }
 
     /// Reads once and queues what arrived: responses become notifications, a vanished port a disconnect.
-    private func pump(_ port: SerialPort, waiting timeout: Duration) throws(GATTTransportError) {
+    private func pump(_ port: SerialPort, waiting timeout: Duration) throws(LinkError) {
         let result: SerialPort.ReadResult
         do { result = try port.read(timeout: timeout) } catch {
             if closePort() { state.withLock { $0.events.append(.disconnected(reason: error.description)) } }
@@ -219,7 +220,7 @@ package final class SerialDFUTransport: GATTTransport {
     ///
     /// Returns the payload after the result byte, `nil` at the deadline.
     private func awaitResponse(to opcode: UInt8, on port: SerialPort, until deadline: ContinuousClock.Instant)
-        async throws(GATTTransportError) -> [UInt8]?
+        async throws(LinkError) -> [UInt8]?
     {
         while clock.now < deadline {
             try pump(port, waiting: min(clock.now.duration(to: deadline), .milliseconds(50)))
@@ -242,18 +243,18 @@ package final class SerialDFUTransport: GATTTransport {
         return nil
     }
 
-    private func send(_ frame: [UInt8], on port: SerialPort) throws(GATTTransportError) {
+    private func send(_ frame: [UInt8], on port: SerialPort) throws(LinkError) {
         observer?(true, frame)
         do { try port.write(SLIP.encode(frame)) } catch { throw lose(error) }
     }
 
-    private func currentPort() throws(GATTTransportError) -> SerialPort {
+    private func currentPort() throws(LinkError) -> SerialPort {
         guard let port = state.withLock({ $0.port }) else { throw .linkLost("serial port is closed") }
         return port
     }
 
     /// Closes the port after a failed write; the loss also comes as the next event, as the adapter expects.
-    private func lose(_ error: SerialPortError) -> GATTTransportError {
+    private func lose(_ error: SerialPortError) -> LinkError {
         if closePort() { state.withLock { $0.events.append(.disconnected(reason: error.description)) } }
         return .linkLost(error.description)
     }
@@ -274,9 +275,14 @@ package final class SerialDFUTransport: GATTTransport {
 }
 
 extension SerialDFUTransport.Options {
-    /// The line settings the options ask for.
-    var portSettings: SerialPort.Settings {
-        SerialPort.Settings(baudRate: baudRate, hardwareFlowControl: hardwareFlowControl)
+    /// The port, as every serial protocol opens it.
+    package var port: SerialLineOptions {
+        var port = SerialLineOptions(path: path)
+        port.baudRate = baudRate
+        port.hardwareFlowControl = hardwareFlowControl
+        port.sysfsRoot = sysfsRoot
+        port.deviceRoot = deviceRoot
+        return port
     }
 }
 

@@ -1,4 +1,5 @@
 import DFUController
+import DeviceLink
 import FoundationEssentials
 import NRFLoaderKit
 

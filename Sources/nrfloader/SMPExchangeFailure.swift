@@ -17,12 +17,7 @@ struct SMPExchangeFailure: Error, Sendable, CustomStringConvertible {
         case .cancelled: .interrupted
         case .rejected, .protocolViolation, .notApplied: .protocolError
         case .timedOut: deviceWasReached ? .temporaryFailure : .unavailable
-        case .transport(let failure):
-            switch failure.kind {
-            case .deviceNotFound: deviceWasReached ? .temporaryFailure : .unavailable
-            case .unavailable: .unavailable
-            case .linkLost, .timedOut, .failed: .temporaryFailure
-            }
+        case .transport(let failure): failure.exitStatus(deviceWasReached: deviceWasReached)
         }
     }
 }

@@ -4,6 +4,7 @@ import BlueZTransport
 import DBus
 import DFUController
 import DFUSimulator
+import DeviceLink
 import MCUbootImage
 import NRFLoaderBlueZ
 import NRFLoaderKit
@@ -138,7 +139,7 @@ struct SMPTargetOptions: ParsableArguments {
             do { try SerialSMPTransport.checkAccess(options) } catch {
                 if case .notFound(let path) = error { throw ToolError.inputMissing(path: path) }
                 throw SMPExchangeFailure(
-                    error: .transport(SMPTransportFailure(kind: .unavailable, cause: error.description)),
+                    error: .transport(LinkError(.unavailable, error.description)),
                     deviceWasReached: false)
             }
             return SerialSMPTransport(options: options)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DFUController
+import DeviceLink
 import NRFLoaderBlueZ
 import NRFLoaderKit
 

@@ -1,6 +1,7 @@
 import NRFLoaderKit
 import NRFLoaderSerial
 import SerialDFU
+import SerialLine
 
 #if canImport(Glibc)
     import Glibc

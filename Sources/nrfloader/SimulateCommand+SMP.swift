@@ -3,6 +3,7 @@ import BlueZ
 import BlueZTransport
 import DBus
 import DFUSimulator
+import DeviceLink
 import MCUbootImage
 import NRFLoaderKit
 import NRFLoaderSimulator

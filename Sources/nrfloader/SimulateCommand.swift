@@ -3,6 +3,7 @@ import BlueZ
 import BlueZTransport
 import DBus
 import DFUSimulator
+import DeviceLink
 import NRFLoaderKit
 import NRFLoaderSimulator
 import SimulatedPeripheral

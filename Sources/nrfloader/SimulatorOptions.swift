@@ -2,6 +2,7 @@ import ArgumentParser
 import DFUPackage
 import DFUSigning
 import DFUSimulator
+import DeviceLink
 import FirmwareInput
 import NRFLoaderKit
 import NRFLoaderSimulator

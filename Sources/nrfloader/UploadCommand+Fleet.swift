@@ -5,6 +5,7 @@ import DBus
 import DFUController
 import DFUSimulator
 import DFUTargetAdapter
+import DeviceLink
 import FirmwareInput
 import FoundationEssentials
 import NRFLoaderBlueZ

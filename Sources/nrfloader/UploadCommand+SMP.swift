@@ -1,5 +1,6 @@
 import ArgumentParser
 import DFUSimulator
+import DeviceLink
 import NRFLoaderKit
 import SMPSimulator
 

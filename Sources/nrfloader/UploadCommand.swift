@@ -1,6 +1,7 @@
 import ArgumentParser
 import BlueZTransport
 import DFUController
+import DeviceLink
 import FirmwareInput
 import NRFLoaderBlueZ
 import NRFLoaderKit

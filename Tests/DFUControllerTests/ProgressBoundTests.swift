@@ -1,3 +1,4 @@
+import DeviceLink
 import Testing
 
 @testable import DFUController

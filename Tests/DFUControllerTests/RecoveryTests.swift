@@ -1,3 +1,4 @@
+import DeviceLink
 import Testing
 
 @testable import DFUController
@@ -218,7 +219,7 @@ func restartLines(at now: Duration, resetting: Bool, request: ConnectionRequest 
     @Test("a write that times out (a stalled target) drops the link and reconnects; other failures end the update")
     func transportFailureKinds() {
         let image = testImage(160)
-        for kind in TransportFailureKind.allCases {
+        for kind in LinkError.Kind.allCases {
             var controller = secureController(image: image)
             let failure = TransportFailure(operation: .write(.secureControlPoint), kind: kind, cause: "\(kind)")
             let after: [Line] =

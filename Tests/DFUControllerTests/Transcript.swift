@@ -1,4 +1,5 @@
 import Checksums
+import DeviceLink
 import Testing
 
 @testable import DFUController

@@ -2,6 +2,7 @@ import DFUController
 import DFUPackage
 import DFUSimulator
 import DFUTargetAdapter
+import DeviceLink
 import TestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Checksums
 import DFUSimulator
+import DeviceLink
 import Testing
 
 /// Drives a ``SimulatedDevice`` step by step in virtual time and keeps the whole trace.

@@ -1,3 +1,4 @@
+import DeviceLink
 import Foundation
 import SMP
 import SMPSerial
@@ -194,7 +195,7 @@ final class DeviceThread: Sendable {
         #expect(
             received.last
                 == .disconnected(reason: "device rebooted (console: *** Booting Zephyr OS build v3.7.0 ***)"))
-        await #expect(throws: SMPTransportError.linkLost("serial port is closed")) {
+        await #expect(throws: LinkError.linkLost("serial port is closed")) {
             try await transport.send([0])
         }
         answered = DeviceThread { device.answerEcho() }
@@ -210,7 +211,7 @@ final class DeviceThread: Sendable {
         options.probeInterval = .milliseconds(200)
         let transport = SerialSMPTransport(options: options)
         let started = ContinuousClock.now
-        await #expect(throws: SMPTransportError.self) {
+        await #expect(throws: LinkError.self) {
             try await transport.connect(deadline: .now.advanced(by: .seconds(1)))
         }
         let elapsed = started.duration(to: .now)
@@ -220,7 +221,7 @@ final class DeviceThread: Sendable {
             Issue.record("connected to a silent device")
         } catch {
             #expect(error.description.hasPrefix("no answer to SMP echo on '\(device.path)'"))
-            #expect(error.failure.kind == .deviceNotFound)
+            #expect(error.kind == .deviceNotFound)
         }
     }
 

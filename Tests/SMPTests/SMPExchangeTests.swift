@@ -1,3 +1,4 @@
+import DeviceLink
 import SMP
 import Testing
 
@@ -342,7 +343,7 @@ import Testing
 
         var connecting = SMPExchange(request: .echo("x"))
         _ = connecting.start(at: .zero)
-        let failure = SMPTransportFailure(kind: .deviceNotFound, cause: "no answer to SMP echo")
+        let failure = LinkError(.deviceNotFound, "no answer to SMP echo")
         let actions = connecting.transportFailed(failure, at: .seconds(15))
         #expect(actions.last == .fail(.transport(failure)))
         #expect(!connecting.deviceWasReached)

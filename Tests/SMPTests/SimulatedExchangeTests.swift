@@ -1,4 +1,5 @@
 import DFUSimulator
+import DeviceLink
 import MCUbootImage
 import SMP
 import SMPSimulator

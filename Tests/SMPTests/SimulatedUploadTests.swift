@@ -1,5 +1,6 @@
 import Checksums
 import DFUSimulator
+import DeviceLink
 import Foundation
 import MCUbootImage
 import SMP

@@ -1,5 +1,6 @@
 import DFUController
 import DFUTargetAdapter
+import DeviceLink
 import Synchronization
 import Testing
 
@@ -85,7 +86,7 @@ private final class VanishingTerminal: Sendable {
         let goneBy = clock.now.advanced(by: .seconds(5))
         while !terminal.isGone && clock.now < goneBy { try await Task.sleep(for: .milliseconds(10)) }
         try #require(terminal.isGone)
-        await #expect(throws: GATTTransportError.self) {
+        await #expect(throws: LinkError.self) {
             try await transport.writeWithoutResponse(.securePacket, [[UInt8](repeating: 0xA5, count: 64)])
         }
         let event = try await transport.nextEvent(until: clock.now.advanced(by: .seconds(1)))

@@ -1,4 +1,6 @@
 /// Builds Intel HEX text for tests: records with correct checksums unless told otherwise.
+import DeviceLink
+
 package enum HexRecords {
     /// One record line (no line end): `:LLAAAATT…CC`.
     ///

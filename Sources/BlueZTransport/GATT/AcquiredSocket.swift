@@ -1,5 +1,6 @@
 import DBus
 import DFUTargetAdapter
+import DeviceLink
 import Synchronization
 
 #if canImport(Glibc)
@@ -38,7 +39,7 @@ final class AcquiredSocket: Sendable {
     }
 
     /// Sends each packet as one message, in order; a full socket is waited out until `deadline`.
-    func send(_ packets: [[UInt8]], deadline: ContinuousClock.Instant) async throws(GATTTransportError) {
+    func send(_ packets: [[UInt8]], deadline: ContinuousClock.Instant) async throws(LinkError) {
         for packet in packets {
             while true {
                 let sent = packet.withUnsafeBytes {
@@ -65,7 +66,7 @@ final class AcquiredSocket: Sendable {
     /// the rate measured between two looks (1 ms at first, at most 20 ms): a few wake-ups per object instead of one
     /// a millisecond. Every wake-up takes CPU from bluetoothd and the peer (1 ms polls cost nrfloader 5.5 CPU seconds
     /// per 129 KiB upload on the real-bluetoothd tier's VM, 100 µs polls 8.3).
-    func waitUntilSent(deadline: ContinuousClock.Instant) async throws(GATTTransportError) {
+    func waitUntilSent(deadline: ContinuousClock.Instant) async throws(LinkError) {
         var previous: (queued: Int, at: ContinuousClock.Instant)?
         var pause = Duration.milliseconds(1)
         while true {

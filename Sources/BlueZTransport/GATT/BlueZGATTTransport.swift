@@ -2,6 +2,7 @@ package import BlueZ
 import DBus
 package import DFUController
 package import DFUTargetAdapter
+package import DeviceLink
 import Synchronization
 
 /// The DFU engine's transport over BlueZ: finds the device by scanning, connects, maps the DFU characteristics by
@@ -116,7 +117,7 @@ package final class BlueZGATTTransport: GATTTransport {
         var notifySockets: [LinkCharacteristic: AcquiredSocket] = [:]
         var isUp = false
 
-        func characteristic(_ role: LinkCharacteristic) throws(GATTTransportError) -> CharacteristicInfo {
+        func characteristic(_ role: LinkCharacteristic) throws(LinkError) -> CharacteristicInfo {
             guard isUp else { throw .linkLost("not connected") }
             guard let info = characteristics[role] else { throw .failed("the device has no \(role) characteristic") }
             return info
@@ -168,7 +169,7 @@ package final class BlueZGATTTransport: GATTTransport {
     // MARK: GATTTransport
 
     package func connect(_ request: ConnectionRequest, deadline: ContinuousClock.Instant)
-        async throws(GATTTransportError)
+        async throws(LinkError)
         -> GATTConnection
     {
         let link = try await connectLink(request, deadline: deadline)
@@ -191,15 +192,15 @@ package final class BlueZGATTTransport: GATTTransport {
     ///   - request: The device.
     ///   - deadline: When to give up.
     /// - Returns: The connection.
-    /// - Throws: `GATTTransportError`.
+    /// - Throws: `LinkError`.
     package func connectLink(_ request: ConnectionRequest, deadline: ContinuousClock.Instant)
-        async throws(GATTTransportError) -> LinkConnection
+        async throws(LinkError) -> LinkConnection
     {
         try await detached { try await self.connectNow(request, deadline: deadline) }
     }
 
     private func connectNow(_ request: ConnectionRequest, deadline: ContinuousClock.Instant)
-        async throws(GATTTransportError) -> LinkConnection
+        async throws(LinkError) -> LinkConnection
     {
         self.endSession()
         self.events.removeAll()
@@ -218,7 +219,7 @@ package final class BlueZGATTTransport: GATTTransport {
                 return try await self.connectOnce(request, deadline: deadline, attempt: attempt)
             } catch {
                 self.endSession()
-                switch error {
+                switch error.kind {
                 case .linkLost, .timedOut, .failed:
                     guard attempt < self.options.connectionAttempts, self.clock.now < deadline else { throw error }
                     // A device that just reset may still be on its way down: give it time before the next try.
@@ -231,7 +232,7 @@ package final class BlueZGATTTransport: GATTTransport {
         }
     }
 
-    package func enableNotifications(_ characteristic: DFUCharacteristic) async throws(GATTTransportError) {
+    package func enableNotifications(_ characteristic: DFUCharacteristic) async throws(LinkError) {
         try await enableNotifications(on: .dfu(characteristic))
     }
 
@@ -239,14 +240,14 @@ package final class BlueZGATTTransport: GATTTransport {
     /// ``Options/usesAcquiredNotify``); they come out of ``nextLinkEvent(until:)``.
     ///
     /// - Parameter characteristic: The characteristic.
-    /// - Throws: `GATTTransportError`; `unavailable` when bluetoothd still holds the characteristic for an
+    /// - Throws: `LinkError`; `unavailable` when bluetoothd still holds the characteristic for an
     ///   `AcquireNotify` whose descriptor write failed (it refuses every subscription until it restarts).
-    package func enableNotifications(on characteristic: LinkCharacteristic) async throws(GATTTransportError) {
+    package func enableNotifications(on characteristic: LinkCharacteristic) async throws(LinkError) {
         try await detached { try await self.enableNotificationsNow(characteristic) }
     }
 
-    private func enableNotificationsNow(_ characteristic: LinkCharacteristic) async throws(GATTTransportError) {
-        let info = try self.state.withLock { state throws(GATTTransportError) in
+    private func enableNotificationsNow(_ characteristic: LinkCharacteristic) async throws(LinkError) {
+        let info = try self.state.withLock { state throws(LinkError) in
             try Self.session(state).characteristic(characteristic)
         }
         if options.usesAcquiredSockets && options.usesAcquiredNotify && info.flags.contains("notify"),
@@ -286,7 +287,7 @@ package final class BlueZGATTTransport: GATTTransport {
     /// A call BlueZ never answers is not followed by `StartNotify`: bluetoothd before 5.84 leaves such a
     /// characteristic marked acquired (``Options/usesAcquiredNotify``), and would only refuse it.
     private func acquireNotifySocket(_ characteristic: LinkCharacteristic, _ info: CharacteristicInfo)
-        async throws(GATTTransportError) -> AcquiredSocket?
+        async throws(LinkError) -> AcquiredSocket?
     {
         do {
             return try await acquire("AcquireNotify", on: info)
@@ -322,12 +323,12 @@ package final class BlueZGATTTransport: GATTTransport {
             + "restart bluetooth ('sudo systemctl restart bluetooth') and try again"
     }
 
-    package func write(_ characteristic: DFUCharacteristic, _ value: [UInt8]) async throws(GATTTransportError) {
+    package func write(_ characteristic: DFUCharacteristic, _ value: [UInt8]) async throws(LinkError) {
         try await detached { try await self.writeNow(.dfu(characteristic), value) }
     }
 
-    private func writeNow(_ characteristic: LinkCharacteristic, _ value: [UInt8]) async throws(GATTTransportError) {
-        let (info, socket) = try self.state.withLock { state throws(GATTTransportError) in
+    private func writeNow(_ characteristic: LinkCharacteristic, _ value: [UInt8]) async throws(LinkError) {
+        let (info, socket) = try self.state.withLock { state throws(LinkError) in
             let session = try Self.session(state)
             return (try session.characteristic(characteristic), session.writeSocket)
         }
@@ -343,7 +344,7 @@ package final class BlueZGATTTransport: GATTTransport {
     }
 
     package func writeWithoutResponse(_ characteristic: DFUCharacteristic, _ packets: [[UInt8]])
-        async throws(GATTTransportError)
+        async throws(LinkError)
     {
         try await writeWithoutResponse(to: .dfu(characteristic), packets)
     }
@@ -354,17 +355,17 @@ package final class BlueZGATTTransport: GATTTransport {
     /// - Parameters:
     ///   - characteristic: The characteristic.
     ///   - packets: The values, each at most ATT MTU − 3 bytes.
-    /// - Throws: `GATTTransportError`.
+    /// - Throws: `LinkError`.
     package func writeWithoutResponse(to characteristic: LinkCharacteristic, _ packets: [[UInt8]])
-        async throws(GATTTransportError)
+        async throws(LinkError)
     {
         try await detached { try await self.writeWithoutResponseNow(characteristic, packets) }
     }
 
     private func writeWithoutResponseNow(_ characteristic: LinkCharacteristic, _ packets: [[UInt8]])
-        async throws(GATTTransportError)
+        async throws(LinkError)
     {
-        let (info, socket) = try self.state.withLock { state throws(GATTTransportError) in
+        let (info, socket) = try self.state.withLock { state throws(LinkError) in
             let session = try Self.session(state)
             let socket = session.writeSocketOwner == characteristic ? session.writeSocket : nil
             return (try session.characteristic(characteristic), socket)
@@ -395,22 +396,22 @@ package final class BlueZGATTTransport: GATTTransport {
         }
     }
 
-    package func read(_ characteristic: DFUCharacteristic) async throws(GATTTransportError) -> [UInt8] {
+    package func read(_ characteristic: DFUCharacteristic) async throws(LinkError) -> [UInt8] {
         try await detached { try await self.readNow(.dfu(characteristic)) }
     }
 
-    private func readNow(_ characteristic: LinkCharacteristic) async throws(GATTTransportError) -> [UInt8] {
-        let info = try self.state.withLock { state throws(GATTTransportError) in
+    private func readNow(_ characteristic: LinkCharacteristic) async throws(LinkError) -> [UInt8] {
+        let info = try self.state.withLock { state throws(LinkError) in
             try Self.session(state).characteristic(characteristic)
         }
         do {
             let reply = try await self.call(
                 info.path, BlueZInterface.characteristic, "ReadValue", [.propertyDictionary([:])])
             guard let value = reply.first?.bytesValue else {
-                throw GATTTransportError.failed("bluez answered ReadValue on \(characteristic) without a value")
+                throw LinkError.failed("bluez answered ReadValue on \(characteristic) without a value")
             }
             return value
-        } catch let error as GATTTransportError {
+        } catch let error as LinkError {
             throw error
         } catch let error as BlueZError {
             throw self.transportError(error, doing: "read of \(characteristic)")
@@ -434,7 +435,7 @@ package final class BlueZGATTTransport: GATTTransport {
         }.value
     }
 
-    package func nextEvent(until deadline: ContinuousClock.Instant) async throws(GATTTransportError) -> GATTEvent? {
+    package func nextEvent(until deadline: ContinuousClock.Instant) async throws(LinkError) -> GATTEvent? {
         while let event = await events.next(until: deadline) {
             switch event {
             case .notification(.dfu(let role), let value): return .notification(role, value)
@@ -459,18 +460,18 @@ package final class BlueZGATTTransport: GATTTransport {
     // MARK: Connecting
 
     private func connectOnce(_ request: ConnectionRequest, deadline: ContinuousClock.Instant, attempt: Int)
-        async throws(GATTTransportError) -> LinkConnection
+        async throws(LinkError) -> LinkConnection
     {
         let path = try await locate(request, deadline: deadline)
         // One set-up at a time on this adapter (ConnectionGate): a fleet's devices connect one after the other.
-        return try await ConnectionGate.gate(for: adapter.path).holding { () async throws(GATTTransportError) in
+        return try await ConnectionGate.gate(for: adapter.path).holding { () async throws(LinkError) in
             try await setUp(path, request, deadline: deadline, attempt: attempt)
         }
     }
 
     /// Connects to the located device and maps its DFU characteristics, holding the adapter's connection gate.
     private func setUp(_ path: String, _ request: ConnectionRequest, deadline: ContinuousClock.Instant, attempt: Int)
-        async throws(GATTTransportError) -> LinkConnection
+        async throws(LinkError) -> LinkConnection
     {
         guard clock.now < deadline else {
             throw .timedOut(
@@ -560,7 +561,7 @@ package final class BlueZGATTTransport: GATTTransport {
     /// Finds the device the request names: connected already, or seen advertising after its cached object (if
     /// any) was removed.
     private func locate(_ request: ConnectionRequest, deadline: ContinuousClock.Instant)
-        async throws(GATTTransportError) -> String
+        async throws(LinkError) -> String
     {
         var wanted = Set([request.address] + (request.alternativeAddress.map { [$0] } ?? []))
         // After a buttonless jump the bootloader may keep the application's address instead of taking the next one
@@ -719,7 +720,7 @@ package final class BlueZGATTTransport: GATTTransport {
 
     private var isUp: Bool { state.withLock { $0.session?.isUp == true } }
 
-    private static func session(_ state: State) throws(GATTTransportError) -> Session {
+    private static func session(_ state: State) throws(LinkError) -> Session {
         guard let session = state.session else { throw .linkLost("not connected") }
         return session
     }
@@ -806,7 +807,7 @@ package final class BlueZGATTTransport: GATTTransport {
     }
 
     /// Sorts a BlueZ failure by what the user can do about it; a failure while the link is down is link loss.
-    private func transportError(_ error: BlueZError, doing operation: String) -> GATTTransportError {
+    private func transportError(_ error: BlueZError, doing operation: String) -> LinkError {
         let text = "\(operation): \(error)"
         switch error {
         case .busUnavailable, .notRunning, .permissionDenied, .noAdapter, .adapterPoweredOff, .notReady:
@@ -836,11 +837,11 @@ package final class BlueZGATTTransport: GATTTransport {
     /// (the engine's clean-up writes must still go out; only ``nextEvent(until:)`` reacts to cancellation).
     private func detached<T: Sendable>(
         _ body: @escaping @Sendable () async throws -> T
-    ) async throws(GATTTransportError) -> T {
-        let result = await Task { () async -> Result<T, GATTTransportError> in
+    ) async throws(LinkError) -> T {
+        let result = await Task { () async -> Result<T, LinkError> in
             do {
                 return .success(try await body())
-            } catch let error as GATTTransportError {
+            } catch let error as LinkError {
                 return .failure(error)
             } catch {
                 return .failure(.failed("\(error)"))

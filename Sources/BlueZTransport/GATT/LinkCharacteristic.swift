@@ -1,4 +1,5 @@
 package import DFUController
+package import DeviceLink
 
 /// A characteristic ``BlueZGATTTransport`` maps on a connected device: one of the nRF5 DFU roles, or the SMP
 /// (MCUmgr) characteristic of an nRF Connect SDK / Zephyr device.
@@ -96,4 +97,13 @@ package struct LinkConnection: Sendable, Equatable {
 
     /// Whether the device offers SMP.
     package var offersSMP: Bool { characteristics.contains(.smp) }
+
+    /// The nRF5 DFU services the device offers, in words: `Secure DFU (service FE59)`, `legacy DFU (service 1530)`.
+    package var dfuServicesDescription: [String] {
+        let services = Set(dfuCharacteristics.map(\.serviceUUID))
+        var offered: [String] = []
+        if services.contains(DFUCharacteristic.secureServiceUUID) { offered.append("Secure DFU (service FE59)") }
+        if services.contains(DFUCharacteristic.legacyServiceUUID) { offered.append("legacy DFU (service 1530)") }
+        return offered
+    }
 }

@@ -1,5 +1,6 @@
 package import BlueZ
-package import DFUController
+import DFUController
+package import DeviceLink
 
 /// A device seen advertising during a scan.
 package struct ScannedDevice: Sendable, Equatable {

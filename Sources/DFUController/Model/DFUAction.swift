@@ -2,6 +2,8 @@
 ///
 /// The adapter performs actions one after another. A ``write(_:_:)`` or ``enableNotifications(_:)`` is awaited
 /// before the next action starts, and its success is fed back at once with ``DFUController/writeCompleted(at:)``.
+package import DeviceLink
+
 package enum DFUAction: Sendable, Equatable {
     /// Connect to the device, discover its services, then call ``DFUController/connected(mtu:characteristics:at:)``.
     case connect(ConnectionRequest)
@@ -48,29 +50,6 @@ package enum DFUTimer: Sendable, Hashable, CaseIterable, CustomStringConvertible
         case .objectPreparation: "objectPreparation"
         case .disconnection: "disconnection"
         }
-    }
-}
-
-/// Which device to connect to.
-package struct ConnectionRequest: Sendable, Equatable {
-    /// The address to connect to.
-    package var address: BluetoothAddress
-    /// Another address the same device may use; the adapter connects to whichever advertises first.
-    package var alternativeAddress: BluetoothAddress?
-    /// The name the device must advertise, when the controller asked the application to set one.
-    package var advertisedName: String?
-
-    /// Creates a request.
-    ///
-    /// - Parameters:
-    ///   - address: The address to connect to.
-    ///   - alternativeAddress: Another address the same device may use.
-    ///   - advertisedName: The name the device must advertise.
-    package init(address: BluetoothAddress, alternativeAddress: BluetoothAddress? = nil, advertisedName: String? = nil)
-    {
-        self.address = address
-        self.alternativeAddress = alternativeAddress
-        self.advertisedName = advertisedName
     }
 }
 

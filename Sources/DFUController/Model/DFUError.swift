@@ -1,4 +1,6 @@
 /// Why an update did not finish, saying who failed (style §14).
+package import DeviceLink
+
 package enum DFUError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The target answered a request with an error result.
     case rejected(DFURejection)
@@ -123,7 +125,7 @@ package struct TransportFailure: Sendable, Equatable, CustomStringConvertible {
     package var operation: TransportOperation
     /// What kind of failure the transport reported, typed from the transport's own error (style §14): the
     /// controller decides on it whether to reconnect, and the CLI derives the exit status from it.
-    package var kind: TransportFailureKind
+    package var kind: LinkError.Kind
     /// The transport's own error, rendered by the adapter (for BlueZ: the D-Bus error name and message).
     package var cause: String
 
@@ -133,11 +135,14 @@ package struct TransportFailure: Sendable, Equatable, CustomStringConvertible {
     ///   - operation: What the adapter was doing.
     ///   - kind: What kind of failure it was.
     ///   - cause: The transport's own error text.
-    package init(operation: TransportOperation, kind: TransportFailureKind, cause: String) {
+    package init(operation: TransportOperation, kind: LinkError.Kind, cause: String) {
         self.operation = operation
         self.kind = kind
         self.cause = cause
     }
+
+    /// The link's failure, without the operation.
+    package var error: LinkError { LinkError(kind, cause) }
 
     /// The operation and the cause: `write to secureControlPoint: org.bluez.Error.Failed: not connected`.
     ///
@@ -146,31 +151,6 @@ package struct TransportFailure: Sendable, Equatable, CustomStringConvertible {
     package var description: String {
         let operation = "\(operation)"
         return cause.hasPrefix(operation) ? cause : "\(operation): \(cause)"
-    }
-}
-
-/// The kinds of transport failure, sorted by what the user (or the controller) can do about them.
-package enum TransportFailureKind: Sendable, Equatable, CaseIterable {
-    /// No Bluetooth stack, no adapter, adapter off, or no permission.
-    case unavailable
-    /// No device matched the connection request before its deadline.
-    case deviceNotFound
-    /// The link dropped during the operation.
-    case linkLost
-    /// The operation did not complete in time (for example an ATT transaction timeout).
-    case timedOut
-    /// The device answered the operation with an ATT error.
-    case rejected
-    /// Anything else the transport reports.
-    case failed
-
-    /// Whether a new connection may succeed where this one failed: the controller reconnects (within its limit)
-    /// after these, and gives up at once after the others.
-    package var isLinkFailure: Bool {
-        switch self {
-        case .linkLost, .timedOut: true
-        case .unavailable, .deviceNotFound, .rejected, .failed: false
-        }
     }
 }
 

@@ -2,6 +2,8 @@
 ///
 /// The defaults describe an nRF52832 running an SDK 15–17 example Secure DFU bootloader with no application
 /// installed; each default names its source.
+package import DeviceLink
+
 package struct SimulatorConfiguration: Sendable {
     /// The application's address; bootloader addresses derive from it (``DeviceAddress/bootloaderAddress``).
     package var address: DeviceAddress

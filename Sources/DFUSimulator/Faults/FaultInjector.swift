@@ -1,4 +1,6 @@
 /// The running state of a ``FaultPlan``: counters per fault and the seeded generator.
+import DeviceLink
+
 struct FaultInjector: Sendable {
     enum PacketFate: Equatable {
         case deliver([UInt8])

@@ -1,5 +1,6 @@
 package import DFUController
 package import DFUTargetAdapter
+package import DeviceLink
 import Synchronization
 
 /// A `GATTTransport` to a ``SimulatedDevice`` over a modelled BLE link, in virtual time.
@@ -44,37 +45,37 @@ package final class SimulatedTransport: GATTTransport {
     /// ATT requests (writes with response, CCCD writes, reads) sent so far: the round trips of the update.
     package var requestCount: Int { simulation.withLock { $0.requestCount } }
 
-    package func connect(_ request: ConnectionRequest, deadline: VirtualClock.Instant) async throws(GATTTransportError)
+    package func connect(_ request: ConnectionRequest, deadline: VirtualClock.Instant) async throws(LinkError)
         -> GATTConnection
     {
-        try await run { (simulation) throws(GATTTransportError) in
+        try await run { (simulation) throws(LinkError) in
             try simulation.connect(request, deadline: deadline.offset)
         }
     }
 
-    package func enableNotifications(_ characteristic: DFUCharacteristic) async throws(GATTTransportError) {
-        try await run { (simulation) throws(GATTTransportError) in
+    package func enableNotifications(_ characteristic: DFUCharacteristic) async throws(LinkError) {
+        try await run { (simulation) throws(LinkError) in
             try simulation.request(.enableNotifications(try Simulation.role(characteristic)))
         }
     }
 
-    package func write(_ characteristic: DFUCharacteristic, _ value: [UInt8]) async throws(GATTTransportError) {
-        try await run { (simulation) throws(GATTTransportError) in
+    package func write(_ characteristic: DFUCharacteristic, _ value: [UInt8]) async throws(LinkError) {
+        try await run { (simulation) throws(LinkError) in
             try simulation.request(.write(try Simulation.role(characteristic), value))
         }
     }
 
     package func writeWithoutResponse(_ characteristic: DFUCharacteristic, _ packets: [[UInt8]])
-        async throws(GATTTransportError)
+        async throws(LinkError)
     {
-        try await run { (simulation) throws(GATTTransportError) in
+        try await run { (simulation) throws(LinkError) in
             let role = try Simulation.role(characteristic)
             for packet in packets { try simulation.command(role, packet) }
         }
     }
 
-    package func read(_ characteristic: DFUCharacteristic) async throws(GATTTransportError) -> [UInt8] {
-        try await run { (simulation) throws(GATTTransportError) in
+    package func read(_ characteristic: DFUCharacteristic) async throws(LinkError) -> [UInt8] {
+        try await run { (simulation) throws(LinkError) in
             try simulation.request(.read(try Simulation.role(characteristic))) ?? []
         }
     }
@@ -87,18 +88,18 @@ package final class SimulatedTransport: GATTTransport {
     ///
     /// Virtual time cannot be interrupted, so a cancelled task still gets its event or its deadline; only the
     /// wall-clock pacing stops, and the rest of the simulation runs at full speed.
-    package func nextEvent(until deadline: VirtualClock.Instant) async throws(GATTTransportError) -> GATTEvent? {
-        try await run { (simulation) throws(GATTTransportError) in simulation.nextEvent(until: deadline.offset) }
+    package func nextEvent(until deadline: VirtualClock.Instant) async throws(LinkError) -> GATTEvent? {
+        try await run { (simulation) throws(LinkError) in simulation.nextEvent(until: deadline.offset) }
     }
 
     /// Runs one step of the simulation under the lock, moves the clock, and paces it against the wall clock.
     @discardableResult
     private func run<T: Sendable>(
-        _ body: @Sendable (inout Simulation) throws(GATTTransportError) -> T
-    ) async throws(GATTTransportError) -> T {
+        _ body: @Sendable (inout Simulation) throws(LinkError) -> T
+    ) async throws(LinkError) -> T {
         let (result, before, after) = simulation.withLock { simulation in
             let before = simulation.now
-            let result = Result { () throws(GATTTransportError) in try body(&simulation) }
+            let result = Result { () throws(LinkError) in try body(&simulation) }
             return (result, before, simulation.now)
         }
         clock.advance(to: after)
@@ -162,7 +163,7 @@ struct Simulation: Sendable {
         self.operationTimeout = operationTimeout
     }
 
-    static func role(_ characteristic: DFUCharacteristic) throws(GATTTransportError) -> CharacteristicRole {
+    static func role(_ characteristic: DFUCharacteristic) throws(LinkError) -> CharacteristicRole {
         guard let role = CharacteristicRole.allCases.first(where: { $0.uuid == characteristic.uuid }) else {
             throw .failed("the simulator has no characteristic \(characteristic.uuid)")
         }
@@ -175,8 +176,7 @@ struct Simulation: Sendable {
 
     // MARK: Central operations
 
-    mutating func connect(_ request: ConnectionRequest, deadline: Duration) throws(GATTTransportError) -> GATTConnection
-    {
+    mutating func connect(_ request: ConnectionRequest, deadline: Duration) throws(LinkError) -> GATTConnection {
         if scheduler != nil { disconnect() }
         inbox.removeAll()
         func matches(_ advertisement: Advertisement?) -> Bool {
@@ -217,7 +217,7 @@ struct Simulation: Sendable {
     }
 
     /// Sends an ATT request and waits for its response.
-    mutating func request(_ request: Request) throws(GATTTransportError) -> [UInt8]? {
+    mutating func request(_ request: Request) throws(LinkError) -> [UInt8]? {
         guard var scheduler else { throw .linkLost("not connected") }
         let valueLength: Int
         switch request {
@@ -251,7 +251,7 @@ struct Simulation: Sendable {
     }
 
     /// Queues an ATT write command.
-    mutating func command(_ role: CharacteristicRole, _ value: [UInt8]) throws(GATTTransportError) {
+    mutating func command(_ role: CharacteristicRole, _ value: [UInt8]) throws(LinkError) {
         guard var scheduler else { throw .linkLost("not connected") }
         guard value.count <= mtu - 3 else { throw .failed("value of \(value.count) bytes exceeds MTU \(mtu) − 3") }
         let arrival = scheduler.send(valueLength: value.count, readyAt: now)

@@ -19,6 +19,8 @@
 /// then reads the state afresh, as a request of its own with the same retries, and ends with what that read shows. A
 /// read that does not show the change fails the exchange (``SMPExchangeError/notApplied(_:shows:)``): a device that
 /// lies, or loses the write, answers the write itself the same way as one that did it.
+package import DeviceLink
+
 package struct SMPExchange: Sendable {
     private let request: SMPManagementRequest
     private let configuration: SMPExchangeConfiguration
@@ -206,7 +208,7 @@ package struct SMPExchange: Sendable {
     ///   - failure: What failed.
     ///   - now: Session time.
     /// - Returns: The actions.
-    package mutating func transportFailed(_ failure: SMPTransportFailure, at now: Duration) -> [SMPExchangeAction] {
+    package mutating func transportFailed(_ failure: LinkError, at now: Duration) -> [SMPExchangeAction] {
         switch state {
         case .awaitingAnswer, .resetting, .awaitingLinkLoss:
             if failure.kind == .linkLost {
@@ -305,7 +307,7 @@ package struct SMPExchange: Sendable {
 
     private mutating func retry(after reason: String, at now: Duration) -> [SMPExchangeAction] {
         guard sequences.count < configuration.maximumAttempts else {
-            return fail(.transport(SMPTransportFailure(kind: .linkLost, cause: reason)))
+            return fail(.transport(LinkError(.linkLost, reason)))
         }
         return [.cancelTimer(.response), .log("\(reason); reconnecting to send it again")] + connect(at: now)
     }

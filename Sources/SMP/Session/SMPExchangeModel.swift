@@ -1,4 +1,6 @@
 /// What the one-request machine ``SMPExchange`` asks its driver to do, in order.
+package import DeviceLink
+
 package enum SMPExchangeAction: Sendable, Equatable {
     /// Connect (again) to the device.
     case connect
@@ -100,7 +102,7 @@ package enum SMPExchangeError: Error, Sendable, Equatable, CustomStringConvertib
     /// Nothing came in time.
     case timedOut(waitingFor: String, limit: Duration)
     /// The transport failed (connect, write, or the link).
-    case transport(SMPTransportFailure)
+    case transport(LinkError)
     /// The user interrupted.
     case cancelled
 

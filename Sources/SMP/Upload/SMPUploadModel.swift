@@ -1,4 +1,6 @@
 /// What the SMP upload machine asks its driver to do, in order.
+package import DeviceLink
+
 package enum SMPAction: Sendable, Equatable {
     /// Connect (again) to the device.
     case connect
@@ -193,7 +195,7 @@ package enum SMPUploadError: Error, Sendable, Equatable, CustomStringConvertible
     /// An answer did not come in time.
     case timedOut(waitingFor: String, limit: Duration)
     /// The transport failed (connect, write, or the link).
-    case transport(SMPTransportFailure)
+    case transport(LinkError)
     /// The link dropped again and again; `lastCause` is why the last one ended.
     case reconnectsExhausted(attempts: Int, lastCause: String)
     /// A request was sent `sends` times in a row and never answered within `limit` (the device drops it, or its
@@ -219,34 +221,4 @@ package enum SMPUploadError: Error, Sendable, Equatable, CustomStringConvertible
         case .cancelled: "cancelled"
         }
     }
-}
-
-/// A transport failure as the machine sees it.
-package struct SMPTransportFailure: Sendable, Equatable, CustomStringConvertible {
-    /// What kind of failure, for the exit status.
-    package enum Kind: Sendable, Equatable {
-        /// No stack, adapter or permission.
-        case unavailable
-        /// The device was not found.
-        case deviceNotFound
-        /// The link dropped.
-        case linkLost
-        /// The transport timed out.
-        case timedOut
-        /// Anything else.
-        case failed
-    }
-
-    /// The kind.
-    package var kind: Kind
-    /// The transport's wording.
-    package var cause: String
-
-    /// Creates a failure.
-    package init(kind: Kind, cause: String) {
-        self.kind = kind
-        self.cause = cause
-    }
-
-    package var description: String { cause }
 }

@@ -28,6 +28,8 @@
 /// its image number in turn (the device's `off` authoritative per image), then each is marked for test or confirmed,
 /// the device is reset once, and after the reconnection each new image is confirmed. The update is "confirmed" only
 /// when the device's state shows every new hash as asked.
+package import DeviceLink
+
 package struct SMPUploader: Sendable {
     /// The images, in the order they are sent.
     private let images: [SMPImageUpload]
@@ -266,7 +268,7 @@ package struct SMPUploader: Sendable {
     ///   - failure: What failed.
     ///   - now: Session time.
     /// - Returns: The actions.
-    package mutating func transportFailed(_ failure: SMPTransportFailure, at now: Duration) -> [SMPAction] {
+    package mutating func transportFailed(_ failure: LinkError, at now: Duration) -> [SMPAction] {
         switch state {
         case .connecting where session.hasConnected && failure.kind != .unavailable:
             // The device may still be swapping images after a reset, or out of range for a moment.

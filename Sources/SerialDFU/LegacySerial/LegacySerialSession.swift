@@ -1,4 +1,5 @@
 package import DFUController
+package import SerialLine
 
 /// Runs ``LegacySerialDFU`` on a serial port: the I/O around the machine.
 package struct LegacySerialSession: Sendable {
@@ -57,7 +58,7 @@ package struct LegacySerialSession: Sendable {
     /// - Throws: ``Failure``.
     package func run(parts: [FirmwarePart], onAction: (LegacySerialDFU.Action) -> Void) async throws(Failure) {
         let clock = ContinuousClock()
-        var locator = SerialPortLocator(options)
+        var locator = SerialPortLocator(options.port)
         var port: SerialPort?
         do { port = try await locator.open(until: clock.now) } catch {
             if case .port(let error) = error { throw .port(error) }

@@ -1,5 +1,6 @@
 package import BlueZ
-package import DFUSimulator
+import DFUSimulator
+package import DeviceLink
 
 /// How a ``SimulatedSMPPeripheral`` presents itself and behaves.
 package struct SMPPeripheralOptions: Sendable {

@@ -33,9 +33,9 @@ package struct SerialPortLocator: Sendable {
     private let lister: USBSerialPorts
 
     /// Creates a locator for the port the options name.
-    package init(_ options: SerialDFUTransport.Options) {
+    package init(_ options: SerialLineOptions) {
         path = options.path
-        settings = options.portSettings
+        settings = options.settings
         lister = USBSerialPorts(sysfsRoot: options.sysfsRoot, deviceRoot: options.deviceRoot)
     }
 

@@ -70,7 +70,7 @@ package struct SerialPort: Sendable {
 
     /// Opens and closes the port at `baudRate` with DTR dropped: Adafruit's "1200-baud touch" that makes the
     /// application jump to its bootloader.
-    static func touch(path: String, baudRate: Int) throws(SerialPortError) {
+    package static func touch(path: String, baudRate: Int) throws(SerialPortError) {
         let port = try SerialPort(path: path, settings: Settings(baudRate: baudRate))
         var bits = TIOCM_DTR
         _ = ioctl(port.descriptor, UInt(TIOCMBIC), &bits)
@@ -143,7 +143,7 @@ package struct SerialPort: Sendable {
         }
     }
 
-    static func reason(_ code: Int32) -> String {
+    package static func reason(_ code: Int32) -> String {
         String(cString: strerror(code)).lowercased()
     }
 

@@ -47,7 +47,8 @@ package struct BluetoothAddress: Sendable, Hashable, CustomStringConvertible {
     /// The address as `AA:BB:CC:DD:EE:FF`, uppercase.
     package var description: String {
         let values = [bytes.0, bytes.1, bytes.2, bytes.3, bytes.4, bytes.5]
-        return values.map { String(hexByte($0).dropFirst(2)) }.joined(separator: ":")
+        let digits = Array("0123456789ABCDEF")
+        return values.map { String([digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]]) }.joined(separator: ":")
     }
 
     /// The address an unbonded Nordic bootloader advertises for a device at this address.
@@ -76,6 +77,13 @@ package struct BluetoothAddress: Sendable, Hashable, CustomStringConvertible {
 package struct BluetoothAddressParseError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The text that failed to parse.
     package var text: String
+
+    /// Creates the error for `text`.
+    ///
+    /// - Parameter text: The text that failed to parse.
+    package init(text: String) {
+        self.text = text
+    }
 
     /// One line naming the text and the expected form.
     package var description: String {

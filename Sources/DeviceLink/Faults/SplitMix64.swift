@@ -1,15 +1,15 @@
-/// SplitMix64 (Steele, Lea, Flood 2014): a small, fast, seedable generator, so that a fault plan replays
-/// exactly for the same seed.
+/// SplitMix64 (Steele, Lea, Flood 2014): a small, fast, seedable generator, so that a fault plan (or a simulator's
+/// noise) replays exactly for the same seed.
 ///
 /// Not for cryptography.
-struct SplitMix64: RandomNumberGenerator, Sendable {
+package struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    init(seed: UInt64) {
+    package init(seed: UInt64) {
         state = seed
     }
 
-    mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -18,7 +18,7 @@ struct SplitMix64: RandomNumberGenerator, Sendable {
     }
 
     /// A uniformly distributed value in `0..<1`, from the top 53 bits.
-    mutating func nextUnit() -> Double {
+    package mutating func nextUnit() -> Double {
         Double(next() >> 11) * 0x1p-53
     }
 }
