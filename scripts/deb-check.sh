@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # CI stage: builds the Debian package (scripts/deb.sh) and proves it.
-#  1. The package itself: lintian with no error and no warning the README does not explain; Depends covers every
-#     shared library the executable loads (libdbus-1-3 included: lintian does not check that) and no OpenSSL;
-#     the files it must hold; a manual page per command that says what --help says; a copyright paragraph for
-#     every Swift package Package.resolved pins; one version in VERSION, the package, its changelog and --version.
+#  1. The package itself: lintian with no error and no warning docs/debian-package.md does not explain; Depends
+#     covers every shared library the executable loads (libdbus-1-3 included: lintian does not check that) and no
+#     OpenSSL; the files it must hold; a manual page per command that says what --help says; a copyright paragraph
+#     for every Swift package Package.resolved pins; one version in VERSION, the package, its changelog and
+#     --version.
 #  2. A clean Debian 12 root (debootstrap --variant=minbase, cached as a tarball in .build-deb/): apt-get installs
 #     the package with --no-install-recommends, resolving Depends; then nrfloader --version, list, an upload to the
 #     simulated bootloader, a convert, man nrfloader-upload (and man nrfloader upload), the bash completion; then
@@ -34,9 +35,10 @@ stage "lintian"
 lintian --no-tag-display-limit --display-info "$deb" > "$work/lintian.txt" 2>&1 || true
 cat "$work/lintian.txt" >&2
 grep -q '^E: ' "$work/lintian.txt" && fail "lintian reports errors"
-# Every warning must be one the README explains (its "Debian package" section names each tag).
+# Every warning must be one docs/debian-package.md explains (its "Lintian" section names each tag).
 while read -r tag; do
-    grep -q "^- \`$tag\`" README.md || fail "lintian warning '$tag' is neither fixed nor explained in README.md"
+    grep -q "^- \`$tag\`" docs/debian-package.md ||
+        fail "lintian warning '$tag' is neither fixed nor explained in docs/debian-package.md"
 done < <(sed -n 's/^W: nrfloader[^:]*: \([a-z0-9-]*\).*/\1/p' "$work/lintian.txt" | sort -u)
 
 stage "Depends, libraries, files, version"

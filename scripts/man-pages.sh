@@ -69,6 +69,8 @@ for page in "$raw"/*.1; do
                 print "Each command has its own page, listed under SEE ALSO, such as"
                 print ".Xr nrfloader-upload 1 ;"
                 print "with man-db, \\fBman nrfloader upload\\fR opens it too."
+                # The discussion (what nrfloader does) follows as a paragraph of its own.
+                print ".Pp"
                 next
             }
         }

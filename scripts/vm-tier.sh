@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The real-bluetoothd tier: boots a qemu VM (TCG) with Debian's 6.1 kernel, a busybox initramfs and the
 # host's own userland over 9p, and runs nrfloader against `nrfloader simulate` on btvirt's virtual
-# controllers through a real bluetoothd 5.66 (Tests/VM/guest.sh). See README.md, Development.
+# controllers through a real bluetoothd 5.66 (Tests/VM/guest.sh). See docs/development.md.
 #
 # Usage: scripts/vm-tier.sh [--binary PATH] [--rounds K] [--soak N] [--bench] [--scenarios "a b c"]
 #   --binary PATH   the nrfloader to test (default .build/debug/nrfloader)

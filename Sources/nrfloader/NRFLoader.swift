@@ -10,8 +10,8 @@ import NRFLoaderKit
 struct NRFLoader: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "nrfloader",
-        abstract: "Update the firmware of Nordic nRF5 devices over Bluetooth LE, and convert their images.",
-        discussion: ExitStatus.helpTable,
+        abstract: "Update Nordic device firmware (nRF5 SDK DFU, MCUboot over SMP) over Bluetooth LE and serial ports.",
+        discussion: overview + "\n\n" + ExitStatus.helpTable,
         version: BuildVersion.text,
         subcommands: [
             ListCommand.self, InfoCommand.self, ConvertCommand.self, ScanCommand.self, UploadCommand.self,
@@ -21,6 +21,21 @@ struct NRFLoader: AsyncParsableCommand {
             ImageCommand.self, ResetCommand.self, EchoCommand.self,
         ]
     )
+
+    /// What the tool does, before the exit status table in `--help` and in the DESCRIPTION of nrfloader(1).
+    ///
+    /// No wrapped line may start with capitals and a colon: `scripts/check-man-pages.py` reads such a line as a
+    /// section title of `--help`.
+    static let overview = """
+        nrfloader speaks two update protocols. nRF5 SDK DFU (Secure DFU, SDK 12-17; legacy DFU, SDK 4-11; \
+        buttonless entry) updates nRF51 and nRF52 devices through their Nordic bootloader. SMP (MCUmgr) updates \
+        Zephyr and nRF Connect SDK applications on MCUboot, and MCUboot in serial recovery: signed MCUboot images \
+        and dfu_application.zip packages, with the image, reset and echo verbs. A device is reached over \
+        Bluetooth LE through BlueZ (--target ADDRESS or --name NAME, --adapter hciN), over a serial port or USB \
+        CDC (--port PATH), or simulated in-process (--target sim, sim:buttonless, sim:legacy, sim:smp). \
+        nrfloader also converts Intel HEX images, makes nrfutil-compatible packages, keys and settings pages, \
+        and carries a catalog of example firmware for Nordic development kits.
+        """
 
     static func main() async {
         let json = jsonRequested(in: CommandLine.arguments)
