@@ -76,6 +76,7 @@ let package = Package(
             dependencies: [
                 "BuildInfo", "Catalog", "Checksums", "DFUController", "DFUTargetAdapter", "DFUPackage", "DFUSigning",
                 "FirmwareInput", "HexConverter", "MCUbootImage", "MCUbootPackage", "SMP", "SMPTargetAdapter",
+                "PackageBuilder", "BootloaderSettings",
             ],
             swiftSettings: strictSwift6
         ),
