@@ -20,6 +20,32 @@ import Testing
         #expect(summary.output == "image.bin")
     }
 
+    @Test("with Nordic's rules the image is the one nrfutil put in its package: same size and SHA-256")
+    func nordicRulesMatchNrfutil() throws {
+        var options = BinaryImageOptions()
+        options.followsNordicTools = true
+        let output = MemoryOutput()
+        let summary = try ImageConversion.binary(
+            fromHexFile: Fixtures.packageBuilder + "/app-gaps-mbr-uicr.hex", options: options, output: { output })
+        guard
+            case .dfuPackage(let package) = try FirmwareInfo(inspecting: Fixtures.packageBuilder + "/nrfutil-gaps.zip")
+        else {
+            Issue.record("nrfutil-gaps.zip is not read as a DFU package")
+            return
+        }
+        let part = try #require(package.parts.first)
+        guard case .secure(let command?) = part.initPacket else {
+            Issue.record("no Secure DFU init command in nrfutil-gaps.zip")
+            return
+        }
+        #expect(output.bytes.count == 1032)
+        #expect(summary.size == part.size)
+        #expect(summary.sha256 == command.hash)
+        #expect(summary.baseAddress == 0x26000)
+        #expect(
+            summary.regions == [MemoryRegion(start: 0x26000, end: 0x260FF), MemoryRegion(start: 0x26400, end: 0x26406)])
+    }
+
     @Test("a binary image becomes Intel HEX at its base address, and converts back to the same bytes")
     func binaryRoundTrip() throws {
         let input = Fixtures.packageBuilder + "/app-raw.bin"
