@@ -82,6 +82,7 @@ let package = Package(
                 "DeviceLink",
                 "BuildInfo", "Catalog", "Checksums", "DFUController", "DFUTargetAdapter", "DFUPackage", "DFUSigning",
                 "FirmwareInput", "HexConverter", "MCUbootImage", "MCUbootPackage", "SMP", "SMPTargetAdapter",
+                "PackageBuilder", "BootloaderSettings",
             ],
             swiftSettings: strictSwift6
         ),

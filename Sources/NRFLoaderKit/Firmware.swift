@@ -164,41 +164,6 @@ public struct Firmware: Sendable {
     }
 }
 
-/// An entry of the firmware catalog embedded in the library: example images for Nordic development kits, each
-/// loadable by its ``id`` with ``Firmware/init(_:options:)``.
-public struct CatalogItem: Sendable {
-    /// The id, such as `blinky-pca10040`.
-    public let id: String
-    /// A one-line title.
-    public let title: String
-    /// The firmware's version.
-    public let version: String
-    /// The boards it runs on, such as `PCA10040`.
-    public let boards: [String]
-    /// The update protocols it can be sent with: `secure`, `legacy` (nRF5 DFU) or `smp` (MCUboot).
-    public let protocols: [String]
-    /// The image's size in bytes.
-    public let size: Int
-
-    /// The embedded catalog's entries, with those of ``FirmwareOptions/catalogFile``.
-    ///
-    /// - Parameter options: The catalog file to add, if any.
-    /// - Returns: The entries, in catalog order.
-    /// - Throws: ``UpdateError`` for a catalog file that cannot be read or parsed.
-    public static func all(options: FirmwareOptions = FirmwareOptions()) throws(UpdateError) -> [CatalogItem] {
-        let catalog = try UpdateError.wrapping { try FirmwareCatalogLoader.load(options) }
-        return catalog.entries.map { entry in
-            var protocols: [String] = []
-            if entry.secureDFU != nil { protocols.append("secure") }
-            if entry.legacyDFU != nil { protocols.append("legacy") }
-            if entry.mcuboot != nil { protocols.append("smp") }
-            return CatalogItem(
-                id: entry.id, title: entry.title, version: entry.version, boards: entry.boards, protocols: protocols,
-                size: entry.size)
-        }
-    }
-}
-
 /// How ``Firmware`` is loaded: the init packet fields `nrfloader upload` takes as `--dfu`, `--sd-req`,
 /// `--hw-version`, `--fw-version`, `--dev-type`, `--dev-revision`, `--key` and `--verify-key`, and the catalog of
 /// `--catalog`.

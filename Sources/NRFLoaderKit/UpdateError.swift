@@ -6,6 +6,7 @@ import FirmwareInput
 import HexConverter
 import MCUbootImage
 import MCUbootPackage
+import PackageBuilder
 package import SMP
 
 /// Why an update, or the loading of its firmware, failed: the message `nrfloader` prints after `Error:`, and the
@@ -64,6 +65,7 @@ extension ExitStatus {
         case FirmwareInputError.mcubootImage: .usage
         case let error as UploadFailure: error.exitStatus
         case let error as SMPUploadFailure: error.exitStatus
+        case let error as PackageBuilderError: error.isUsage ? .usage : .dataError
         case is HexConverterError, is CatalogError, is FirmwareInputError, is DFUSigningError, is DFUPackageError,
             is MCUbootImageError, is MCUbootPackageError:
             .dataError

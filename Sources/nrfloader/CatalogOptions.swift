@@ -1,5 +1,4 @@
 import ArgumentParser
-import Catalog
 import NRFLoaderKit
 
 /// `--catalog` and `--catalog-replace`: the embedded catalog plus a user's own.
@@ -14,8 +13,16 @@ struct CatalogOptions: ParsableArguments {
         if catalogReplace && catalog == nil { throw ValidationError("--catalog-replace needs --catalog FILE") }
     }
 
-    /// The embedded catalog, with the user's catalog added.
-    func load() throws -> FirmwareCatalog {
-        try FirmwareCatalogLoader.load(file: catalog, replacing: catalogReplace)
+    /// The options that add the user's catalog to the embedded one.
+    var firmwareOptions: FirmwareOptions {
+        var options = FirmwareOptions()
+        options.catalogFile = catalog
+        options.catalogReplacesEmbedded = catalogReplace
+        return options
+    }
+
+    /// The embedded catalog's entries, with the user's catalog added.
+    func load() throws(UpdateError) -> [CatalogItem] {
+        try CatalogItem.all(options: firmwareOptions)
     }
 }

@@ -1,6 +1,4 @@
 import ArgumentParser
-import Checksums
-import HexConverter
 import NRFLoaderKit
 
 /// `nrfloader convert`: Intel HEX to binary, or binary to Intel HEX.
@@ -91,64 +89,30 @@ struct ConvertCommand: ParsableCommand {
     }
 
     func run() throws {
-        let source = try InputFile(path: input)
-        let destination = try OutputFile(path: outputPath)
+        var destination: OutputFile?
+        let makeOutput = { () throws -> any ConversionOutput in
+            let file = try OutputFile(path: outputPath)
+            destination = file
+            return file
+        }
         let summary: ConversionSummary
         switch to {
-        case .bin: summary = try convertToBinary(from: source, to: destination)
-        case .hex: summary = try convertToHex(from: source, to: destination)
+        case .bin:
+            var options = BinaryImageOptions()
+            options.fill = UInt8(fill?.value ?? 0xFF)
+            options.start = UInt32(start?.value ?? 0)
+            options.end = end?.value ?? 1 << 32
+            options.followsNordicTools = nordic
+            summary = try ImageConversion.binary(fromHexFile: input, options: options, output: makeOutput)
+        case .hex:
+            summary = try ImageConversion.intelHex(
+                fromBinaryFile: input, baseAddress: UInt32(base?.value ?? 0), output: makeOutput)
         }
-        try destination.commit()
+        try destination?.commit()
         if outputOptions.json {
             Console.json(summary.json)
         } else if !outputOptions.quiet {
             Console.note(summary.text.escapedForTerminal)
         }
-    }
-
-    private func convertToBinary(from source: InputFile, to destination: OutputFile) throws -> ConversionSummary {
-        var window = AddressWindow(start: UInt32(start?.value ?? 0), end: end?.value ?? 1 << 32)
-        if nordic {
-            guard let narrowed = window.intersection(.nordic) else {
-                throw HexConverterError.noData(source: source.displayName, range: window)
-            }
-            window = narrowed
-        }
-        var parser = IntelHexParser(source: source.displayName, window: window)
-        try source.forEachChunk { try parser.consume($0) }
-        let image = try parser.finish()
-        guard let base = image.lowestAddress else {
-            throw HexConverterError.noData(source: source.displayName, range: window)
-        }
-        var digest = SHA256()
-        var size = 0
-        try image.forEachChunk(fill: UInt8(fill?.value ?? 0xFF), alignment: nordic ? 4 : 1) { chunk in
-            digest.update(chunk)
-            size += chunk.count
-            try destination.write(chunk)
-        }
-        return ConversionSummary(
-            input: source.displayName, output: destination.displayName, format: .bin, baseAddress: base,
-            size: size, regions: image.regions, startAddress: image.startAddress, sha256: digest.finalize()
-        )
-    }
-
-    private func convertToHex(from source: InputFile, to destination: OutputFile) throws -> ConversionSummary {
-        let baseAddress = UInt32(base?.value ?? 0)
-        var writer = IntelHexWriter(baseAddress: baseAddress)
-        var digest = SHA256()
-        var size = 0
-        try source.forEachChunk { chunk in
-            digest.update(chunk)
-            size += chunk.count
-            try destination.write(try writer.append(chunk))
-        }
-        guard size > 0 else { throw ToolError.emptyBinary(path: source.displayName) }
-        try destination.write(writer.finish())
-        let region = HexRegion(start: baseAddress, end: baseAddress + UInt32(size - 1))
-        return ConversionSummary(
-            input: source.displayName, output: destination.displayName, format: .hex, baseAddress: baseAddress,
-            size: size, regions: [region], startAddress: nil, sha256: digest.finalize()
-        )
     }
 }

@@ -1,13 +1,4 @@
 import ArgumentParser
-import Catalog
-import Checksums
-import DFUPackage
-import DFUSigning
-import FirmwareInput
-import FoundationEssentials
-import HexConverter
-import MCUbootImage
-import MCUbootPackage
 import NRFLoaderKit
 
 /// `nrfloader info`: everything about a catalog entry, an Intel HEX file or a binary image.
@@ -38,147 +29,87 @@ struct InfoCommand: ParsableCommand {
     @OptionGroup var outputOptions: OutputOptions
 
     func run() throws {
-        let isFile = target == "-" || FileManager.default.fileExists(atPath: target)
-        if !isFile {
-            let catalog = try catalogOptions.load()
-            guard let entry = catalog.entry(id: target) else {
-                throw CatalogError.unknownID(target, known: catalog.entries.map(\.id))
-            }
-            try print(entry: entry)
-            return
+        var options = catalogOptions.firmwareOptions
+        options.verificationKeyFile = verifyKey
+        let info = try FirmwareInfo(inspecting: target, options: options)
+        switch info {
+        case .catalogEntry(let entry): print(entry)
+        case .dfuPackage(let package):
+            if outputOptions.json { Console.json(package.json) } else { Console.result(package.text) }
+        case .mcubootPackage(let package):
+            if outputOptions.json { Console.json(package.json) } else { Console.result(package.text) }
+        case .mcubootImage(let image):
+            if outputOptions.json { Console.json(image.json) } else { Console.result(image.text) }
+        case .intelHex(let hex): print(hex)
+        case .binary(let binary): print(binary)
         }
-        let input = try InputFile(path: target)
-        let bytes = try input.readAll()
-        switch ImageFormat(path: target, contents: bytes) {
-        case .package where MCUbootPackage.isPackage(bytes):
-            try printMCUbootPackage(bytes, name: input.displayName)
-        case .package:
-            let info = PackageInfo(
-                package: try DFUPackage(zip: bytes, name: input.displayName), verifier: try loadVerifier())
-            if outputOptions.json { Console.json(try info.json()) } else { Console.result(try info.text()) }
-            if let verifyKey, !(try info.signaturesVerify()) {
-                throw FirmwareInputError.signature(
-                    input: input.displayName, part: "init packet", problem: "does not verify with '\(verifyKey)'")
-            }
-        case .intelHex:
-            try printHex(bytes, name: input.displayName)
-        case .binary where bytes.starts(with: [0x3D, 0xB8, 0xF3, 0x96]):
-            try printMCUboot(bytes, name: input.displayName)
-        case .binary:
-            printBinary(bytes, name: input.displayName)
-        }
-    }
-
-    /// A signed MCUboot image (its first word is `IMAGE_MAGIC`, little-endian): printed, then a failed hash or
-    /// signature check exits 65.
-    private func printMCUboot(_ bytes: [UInt8], name: String) throws {
-        let info = MCUbootInfo(image: try MCUbootImage(bytes: bytes, file: name), key: try mcubootKey())
-        if outputOptions.json { Console.json(info.json) } else { Console.result(info.text) }
-        if let failure = info.failure { throw failure }
-    }
-
-    /// `--verify-key` read as an MCUboot key (imgtool's PEM, private or public).
-    private func mcubootKey() throws -> MCUbootVerificationKey? {
-        try verifyKey.map { path in
-            try MCUbootVerificationKey(
-                pem: String(decoding: try InputFile(path: path).readAll(), as: UTF8.self), file: path)
-        }
-    }
-
-    /// An nRF Connect SDK `dfu_application.zip`: the manifest and each image, then a failed signature check exits
-    /// 65 (a broken image or hash stops the reading itself).
-    private func printMCUbootPackage(_ bytes: [UInt8], name: String) throws {
-        let package = try MCUbootPackage(zip: bytes, archive: name)
-        let key = try verifyKey.map { path in
-            try MCUbootVerificationKey(
-                pem: String(decoding: try InputFile(path: path).readAll(), as: UTF8.self), file: path)
-        }
-        let info = MCUbootPackageInfo(package: package, key: key)
-        if outputOptions.json { Console.json(info.json) } else { Console.result(info.text) }
-        if let failure = info.failure { throw failure }
-    }
-
-    private func loadVerifier() throws -> InitPacketVerifier? {
-        guard let verifyKey else { return nil }
-        return try InitPacketVerifier(keyFile: try InputFile(path: verifyKey).readAll(), file: verifyKey)
+        // A failed hash or signature check exits 65, after the rest is shown.
+        if let failure = info.verificationFailure { throw failure }
     }
 
     /// A catalog entry; an MCUboot entry also as `info IMAGE` shows the image, its vector table after the header.
-    private func print(entry: CatalogEntry) throws {
-        var vectors = ARMVectorTable(image: entry.image, loadAddress: entry.loadAddress)
-        var mcuboot: MCUbootInfo?
-        if entry.mcuboot != nil {
-            let image = try MCUbootImage(bytes: entry.image, file: entry.file)
-            let headerSize = image.header.headerSize
-            vectors = ARMVectorTable(
-                image: Array(entry.image.dropFirst(headerSize)), loadAddress: entry.loadAddress + UInt32(headerSize))
-            mcuboot = MCUbootInfo(image: image, key: try mcubootKey())
-        }
+    private func print(_ entry: CatalogEntryInfo) {
         if outputOptions.json {
-            guard case .object(var members) = entry.json else { return }
+            guard case .object(var members) = entry.item.json else { return }
             members["kind"] = .string("catalog")
-            members["vector_table"] = vectorJSON(vectors)
-            if let mcuboot { members["mcuboot_image"] = mcuboot.json }
+            members["vector_table"] = vectorJSON(entry.vectorTable)
+            if let mcuboot = entry.mcubootImage { members["mcuboot_image"] = mcuboot.json }
             Console.json(.object(members))
         } else {
             Console.result(
-                aligned(entry.detailLines + vectorLines(vectors)) + (mcuboot.map { "\n\n" + $0.text } ?? ""))
+                aligned(entry.item.detailLines + vectorLines(entry.vectorTable))
+                    + (entry.mcubootImage.map { "\n\n" + $0.text } ?? ""))
         }
-        if let failure = mcuboot?.failure { throw failure }
     }
 
-    private func printHex(_ bytes: [UInt8], name: String) throws {
-        let all = try IntelHexParser.parse(bytes, source: name)
-        let dfu = try IntelHexParser.parse(bytes, source: name, window: .nordic)
-        guard let base = dfu.lowestAddress else {
-            throw HexConverterError.noData(source: name, range: .nordic)
-        }
-        let image = dfu.binary(alignment: 4)
-        let digest = hexString(SHA256.hash(image))
-        let vectors = ARMVectorTable(image: image, loadAddress: base)
+    private func print(_ info: IntelHexInfo) {
+        let digest = hexString(info.imageSHA256)
         if outputOptions.json {
             Console.json(
                 .object([
-                    "schema": .int(JSONValue.schemaVersion), "kind": .string("hex"), "file": .string(name),
+                    "schema": .int(JSONValue.schemaVersion), "kind": .string("hex"), "file": .string(info.file),
                     "regions": .array(
-                        all.regions.map { .object(["start": .int(Int($0.start)), "end": .int(Int($0.end))]) }),
-                    "start_address": .optional(all.startAddress) { .string($0.description) },
+                        info.regions.map { .object(["start": .int(Int($0.start)), "end": .int(Int($0.end))]) }),
+                    "start_address": .optional(info.startAddress) { .string($0.description) },
                     "image": .object([
-                        "base_address": .int(Int(base)), "size": .int(image.count), "sha256": .string(digest),
+                        "base_address": .int(Int(info.imageBaseAddress)), "size": .int(info.imageSize),
+                        "sha256": .string(digest),
                     ]),
-                    "vector_table": vectorJSON(vectors),
+                    "vector_table": vectorJSON(info.vectorTable),
                 ])
             )
             return
         }
-        var lines: [(String, String)] = [("file", name), ("format", "Intel HEX")]
-        for (index, region) in all.regions.enumerated() {
+        var lines: [(String, String)] = [("file", info.file), ("format", "Intel HEX")]
+        for (index, region) in info.regions.enumerated() {
             lines.append((index == 0 ? "regions" : "", "\(region) (\(region.count) bytes)"))
         }
-        lines.append(("start address", all.startAddress?.description ?? "-"))
+        lines.append(("start address", info.startAddress?.description ?? "-"))
         lines.append(
-            ("DFU image", "\(image.count) bytes at \(hex(base, width: 8)) (MBR and UICR dropped, padded to 4)"))
+            (
+                "DFU image",
+                "\(info.imageSize) bytes at \(hex(info.imageBaseAddress, width: 8)) (MBR and UICR dropped, padded to 4)"
+            ))
         lines.append(("sha256", digest))
-        Console.result(aligned(lines + vectorLines(vectors)))
+        Console.result(aligned(lines + vectorLines(info.vectorTable)))
     }
 
-    private func printBinary(_ bytes: [UInt8], name: String) {
-        let digest = hexString(SHA256.hash(bytes))
-        let vectors = ARMVectorTable(image: bytes, loadAddress: nil)
+    private func print(_ info: BinaryImageInfo) {
+        let digest = hexString(info.sha256)
         if outputOptions.json {
             Console.json(
                 .object([
-                    "schema": .int(JSONValue.schemaVersion), "kind": .string("bin"), "file": .string(name),
-                    "size": .int(bytes.count), "sha256": .string(digest), "vector_table": vectorJSON(vectors),
+                    "schema": .int(JSONValue.schemaVersion), "kind": .string("bin"), "file": .string(info.file),
+                    "size": .int(info.size), "sha256": .string(digest), "vector_table": vectorJSON(info.vectorTable),
                 ])
             )
             return
         }
-        let lines = [("file", name), ("format", "binary"), ("size", "\(bytes.count) bytes"), ("sha256", digest)]
-        Console.result(aligned(lines + vectorLines(vectors)))
+        let lines = [("file", info.file), ("format", "binary"), ("size", "\(info.size) bytes"), ("sha256", digest)]
+        Console.result(aligned(lines + vectorLines(info.vectorTable)))
     }
 
-    private func vectorLines(_ vectors: ARMVectorTable?) -> [(String, String)] {
+    private func vectorLines(_ vectors: CortexMVectorTable?) -> [(String, String)] {
         guard let vectors else { return [("vector table", "none found (not a Cortex-M application image?)")] }
         return [
             ("initial SP", hex(vectors.initialStackPointer, width: 8)),
@@ -186,7 +117,7 @@ struct InfoCommand: ParsableCommand {
         ]
     }
 
-    private func vectorJSON(_ vectors: ARMVectorTable?) -> JSONValue {
+    private func vectorJSON(_ vectors: CortexMVectorTable?) -> JSONValue {
         .optional(vectors) { vectors in
             .object([
                 "initial_stack_pointer": .int(Int(vectors.initialStackPointer)),

@@ -1,5 +1,4 @@
 import ArgumentParser
-import DFUSigning
 import NRFLoaderKit
 
 #if canImport(Glibc)
@@ -36,7 +35,7 @@ struct KeysCommand: ParsableCommand {
                 throw ExitCode(ExitStatus.cannotCreate.rawValue)
             }
             let output = try OutputFile(path: keyFile, permissions: 0o600)
-            try output.write(Array(SigningKeyText().privateKeyPEM.utf8))
+            try output.write(Array(SigningKey().privateKeyPEM.utf8))
             try output.commit()
             Console.result("Generated private key and stored it in: \(keyFile)")
         }
@@ -78,14 +77,13 @@ struct KeysCommand: ParsableCommand {
                 Console.note("Error: --key sk: displaying the private key as code is not available")
                 throw ExitCode(ExitStatus.usage.rawValue)
             }
-            let text = String(decoding: try InputFile(path: keyFile).readAll(), as: UTF8.self)
-            let signingKey = try SigningKeyText(pem: text, file: keyFile)
+            let signingKey = try SigningKey(contentsOfFile: keyFile)
             var output: String
             switch (key, format) {
             case (.pk, .hex): output = signingKey.publicKeyHex
             case (.pk, .pem): output = signingKey.publicKeyPEM
             case (.pk, .code), (.pk, .dbgcode):
-                output = signingKey.publicKeyCode(generatedAt: Self.now(), debug: format == .dbgcode)
+                output = signingKey.publicKeyCSource(generatedAt: Self.now(), isDebug: format == .dbgcode)
             case (.sk, .hex): output = signingKey.privateKeyHex
             case (.sk, .pem): output = signingKey.privateKeyPEM
             case (.sk, .code), (.sk, .dbgcode): return

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Catalog
 import NRFLoaderKit
 
 /// `nrfloader list`: the firmware catalog.
@@ -14,17 +13,16 @@ struct ListCommand: ParsableCommand {
     @OptionGroup var outputOptions: OutputOptions
 
     func run() throws {
-        let catalog = try catalogOptions.load()
+        let items = try catalogOptions.load()
         if outputOptions.json {
-            Console.json(
-                .object(["schema": .int(JSONValue.schemaVersion), "firmware": .array(catalog.entries.map(\.json))]))
+            Console.json(.object(["schema": .int(JSONValue.schemaVersion), "firmware": .array(items.map(\.json))]))
             return
         }
         let header = ["ID", "TITLE", "VERSION", "BOARD", "TYPE", "PROTOCOL", "SIZE"]
-        let rows = catalog.entries.map { entry in
+        let rows = items.map { item in
             [
-                entry.id, entry.title, entry.version, entry.boards.joined(separator: ","), entry.type.rawValue,
-                entry.protocols, String(entry.size),
+                item.id, item.title, item.version, item.boards.joined(separator: ","), item.imageType,
+                item.protocolList, String(item.size),
             ]
         }
         Console.result(table([header] + rows, rightAligned: [6]))

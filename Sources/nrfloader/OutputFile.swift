@@ -9,7 +9,7 @@ import NRFLoaderKit
 ///
 /// Until ``commit()`` an existing file at the path is untouched; an error, a thrown `body` or Ctrl-C (see
 /// ``Interrupts``) removes the temporary file.
-final class OutputFile {
+final class OutputFile: ConversionOutput {
     /// The path as the user gave it; `-` is standard output.
     let path: String
     private let descriptor: Int32

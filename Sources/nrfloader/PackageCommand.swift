@@ -1,8 +1,5 @@
 import ArgumentParser
-import DFUPackage
-import DFUSigning
 import NRFLoaderKit
-import PackageBuilder
 
 #if canImport(Glibc)
     import Glibc
@@ -36,12 +33,12 @@ struct PackageCommand: ParsableCommand {
         case sha256 = "VALIDATE_GENERATED_SHA256"
         case ecdsa = "VALIDATE_ECDSA_P256_SHA256"
 
-        var type: ValidationType {
+        var validation: NRFLoaderKit.BootValidation {
             switch self {
-            case .none: .noValidation
-            case .crc: .validateGeneratedCRC
-            case .sha256: .validateSHA256
-            case .ecdsa: .validateECDSAP256SHA256
+            case .none: .none
+            case .crc: .generatedCRC
+            case .sha256: .generatedSHA256
+            case .ecdsa: .ecdsaP256SHA256
             }
         }
     }
@@ -113,62 +110,59 @@ struct PackageCommand: ParsableCommand {
     var quiet = false
 
     func run() throws {
-        let built: BuiltPackage
+        let package: FirmwarePackage
         switch dfu {
-        case .secure: built = try SecurePackageBuilder.build(try secureOptions(), signer: try signer())
-        case .legacy: built = try LegacyPackageBuilder.build(try legacyOptions())
+        case .secure:
+            let options = try secureOptions()
+            package = try FirmwarePackage(secure: options, signingKey: try signingKey())
+        case .legacy: package = try FirmwarePackage(legacy: try legacyOptions())
         }
         var now = time(nil)
         var local = tm()
         localtime_r(&now, &local)
-        let archive = try built.archive(
-            year: Int(local.tm_year) + 1900, month: Int(local.tm_mon) + 1, day: Int(local.tm_mday),
-            hour: Int(local.tm_hour), minute: Int(local.tm_min), second: Int(local.tm_sec))
+        let archive = try package.zipArchive(
+            timestamp: FirmwarePackage.Timestamp(
+                year: Int(local.tm_year) + 1900, month: Int(local.tm_mon) + 1, day: Int(local.tm_mday),
+                hour: Int(local.tm_hour), minute: Int(local.tm_min), second: Int(local.tm_sec)))
         let output = try OutputFile(path: zipfile)
         try output.write(archive)
         try output.commit()
         guard !quiet else { return }
-        for warning in built.warnings { Console.note(warning) }
-        let images = built.entries.map(\.name).filter { !$0.hasSuffix(".dat") && $0 != "manifest.json" }
-        Console.note("\(output.displayName): \(images.joined(separator: ", ")), \(archive.count) bytes")
+        for warning in package.warnings { Console.note(warning) }
+        Console.note("\(output.displayName): \(package.imageNames.joined(separator: ", ")), \(archive.count) bytes")
     }
 
-    private func image(_ path: String?) throws -> InputImage? {
-        guard let path else { return nil }
-        return InputImage(path: path, contents: try InputFile(path: path).readAll())
+    private func image(_ path: String?) throws(UpdateError) -> ImageFile? {
+        try path.map { path throws(UpdateError) in try ImageFile(contentsOfFile: path) }
     }
 
-    private func usage(_ message: String) -> PackageBuilderError { .usage(message) }
-
-    private func secureOptions() throws -> SecurePackageOptions {
+    private func secureOptions() throws -> FirmwarePackage.SecureOptions {
         for (name, value) in [("--dev-type", devType), ("--dev-revision", devRevision), ("--dfu-ver", dfuVer)]
         where value != nil {
-            throw usage("\(name) applies to --dfu legacy only")
+            throw usageFailure("\(name) applies to --dfu legacy only")
         }
-        var options = SecurePackageOptions()
+        var options = FirmwarePackage.SecureOptions()
         options.application = try image(application)
         options.applicationVersion = applicationVersion
         options.applicationVersionString = applicationVersionString
         options.bootloader = try image(bootloader)
         options.bootloaderVersion = bootloaderVersion
-        options.softdevice = try image(softdevice)
-        options.hwVersion = hwVersion
-        options.sdReq = sdReq
-        options.sdId = sdId
-        options.debugMode = debugMode
-        options.appBootValidation = appBootValidation?.type
-        options.sdBootValidation = sdBootValidation?.type
-        options.externalApp = externalApp
+        options.softDevice = try image(softdevice)
+        options.hardwareVersion = hwVersion
+        options.softDeviceRequirements = sdReq
+        options.softDeviceIDs = sdId
+        options.isDebug = debugMode
+        options.applicationBootValidation = appBootValidation?.validation
+        options.softDeviceBootValidation = sdBootValidation?.validation
+        options.isExternalApplication = externalApp
         return options
     }
 
-    private func signer() throws -> InitPacketSigner? {
-        guard let keyFile else { return nil }
-        return try InitPacketSigner(
-            pem: String(decoding: try InputFile(path: keyFile).readAll(), as: UTF8.self), file: keyFile)
+    private func signingKey() throws(UpdateError) -> SigningKey? {
+        try keyFile.map { path throws(UpdateError) in try SigningKey(contentsOfFile: path) }
     }
 
-    private func legacyOptions() throws -> LegacyPackageOptions {
+    private func legacyOptions() throws -> FirmwarePackage.LegacyOptions {
         let secureOnly: [(String, Bool)] = [
             ("--application-version-string", applicationVersionString != nil),
             ("--bootloader-version", bootloaderVersion != nil), ("--hw-version", hwVersion != nil),
@@ -179,17 +173,17 @@ struct PackageCommand: ParsableCommand {
         ]
         for (name, given) in secureOnly where given {
             let why = name == "--key-file" ? " (adafruit-nrfutil 0.5.3.post16 cannot sign on Python 3)" : ""
-            throw usage("\(name) applies to --dfu secure only\(why)")
+            throw usageFailure("\(name) applies to --dfu secure only\(why)")
         }
-        guard sdReq.count <= 1 else { throw usage("--sd-req: give the list once, comma-separated") }
-        var options = LegacyPackageOptions()
+        guard sdReq.count <= 1 else { throw usageFailure("--sd-req: give the list once, comma-separated") }
+        var options = FirmwarePackage.LegacyOptions()
         options.application = try image(application)
         options.bootloader = try image(bootloader)
-        options.softdevice = try image(softdevice)
+        options.softDevice = try image(softdevice)
         if let applicationVersion { options.applicationVersion = applicationVersion }
-        if let devType { options.devType = devType }
-        if let devRevision { options.devRevision = devRevision }
-        if let sdReq = sdReq.first { options.sdReq = sdReq }
+        if let devType { options.deviceType = devType }
+        if let devRevision { options.deviceRevision = devRevision }
+        if let sdReq = sdReq.first { options.softDeviceRequirements = sdReq }
         if let dfuVer { options.dfuVersion = dfuVer }
         return options
     }

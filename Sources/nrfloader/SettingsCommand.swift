@@ -1,9 +1,5 @@
 import ArgumentParser
-import BootloaderSettings
-import DFUPackage
-import DFUSigning
 import NRFLoaderKit
-import PackageBuilder
 
 /// `nrfloader settings`: nrfutil 6.1.7 `settings generate` and `settings display`.
 struct SettingsCommand: ParsableCommand {
@@ -69,9 +65,11 @@ struct SettingsCommand: ParsableCommand {
         var keyFile: String?
 
         func run() throws {
-            let page = try BootloaderSettingsPage(generating: try options(), signer: try signer())
+            let options = try options()
+            let signingKey = try keyFile.map { path throws(UpdateError) in try SigningKey(contentsOfFile: path) }
+            let page = try BootloaderSettingsPage(generating: options, signingKey: signingKey)
             let output = try OutputFile(path: hexFile)
-            try output.write(Array(page.hexText.utf8))
+            try output.write(Array(page.intelHexText.utf8))
             try output.commit()
             if !noBackup {
                 Console.note(
@@ -79,44 +77,39 @@ struct SettingsCommand: ParsableCommand {
             }
             Console.result(
                 "\nGenerated Bootloader DFU settings .hex file and stored it in: \(hexFile)\n"
-                    + page.description(file: hexFile))
+                    + page.displayText(file: hexFile))
         }
 
         private func options() throws -> BootloaderSettingsPage.Options {
             guard let family = BootloaderSettingsPage.Family(rawValue: family) else {
-                throw PackageBuilderError.usage(
-                    "--family: \(family) is not one of NRF51, NRF52, NRF52QFAB, NRF52810, NRF52840")
+                throw usageFailure("--family: \(family) is not one of NRF51, NRF52, NRF52QFAB, NRF52810, NRF52840")
             }
-            func integer(_ text: String, _ option: String) throws -> UInt32 {
-                UInt32(try NordicInteger.parse(text, option: option))
+            func integer(_ text: String, _ option: String) throws(UpdateError) -> UInt32 {
+                try NrfutilInteger.parse(text, name: option)
             }
             var options = BootloaderSettingsPage.Options(
                 family: family, bootloaderVersion: try integer(bootloaderVersion, "--bootloader-version"),
                 settingsVersion: try integer(blSettingsVersion, "--bl-settings-version"))
             if let text = applicationVersionString, !text.isEmpty {
-                options.applicationVersion = try NordicInteger.versionString(text)
+                options.applicationVersion = try NrfutilInteger.parseVersionString(
+                    text, name: "--application-version-string")
             } else if let text = applicationVersion, text.lowercased() != "none" {
                 options.applicationVersion = try integer(text, "--application-version")
             }
-            if let application {
-                options.application = InputImage(
-                    path: application, contents: try InputFile(path: application).readAll())
+            options.application = try application.map { path throws(UpdateError) in
+                try ImageFile(contentsOfFile: path)
             }
-            if let softdevice {
-                options.softdevice = InputImage(path: softdevice, contents: try InputFile(path: softdevice).readAll())
+            options.softDevice = try softdevice.map { path throws(UpdateError) in try ImageFile(contentsOfFile: path) }
+            options.startAddress = try startAddress.map { text throws(UpdateError) in
+                try integer(text, "--start-address")
             }
-            options.startAddress = try startAddress.map { try integer($0, "--start-address") }
-            options.noBackup = noBackup
-            options.backupAddress = try backupAddress.map { try integer($0, "--backup-address") }
-            options.appBootValidation = appBootValidation?.type
-            options.sdBootValidation = sdBootValidation?.type
+            options.includesBackup = !noBackup
+            options.backupAddress = try backupAddress.map { text throws(UpdateError) in
+                try integer(text, "--backup-address")
+            }
+            options.applicationBootValidation = appBootValidation?.validation
+            options.softDeviceBootValidation = sdBootValidation?.validation
             return options
-        }
-
-        private func signer() throws -> InitPacketSigner? {
-            guard let keyFile else { return nil }
-            return try InitPacketSigner(
-                pem: String(decoding: try InputFile(path: keyFile).readAll(), as: UTF8.self), file: keyFile)
         }
     }
 
@@ -131,16 +124,10 @@ struct SettingsCommand: ParsableCommand {
         var hexFile: String
 
         func run() throws {
-            do {
-                let read = try BootloaderSettingsPage.read(try InputFile(path: hexFile).readAll(), path: hexFile)
-                // nrfutil prints why the nRF52 address held no page before showing one found further on.
-                if let note = read.note { Console.result(note) }
-                Console.result(read.page.description(file: hexFile))
-            } catch let error as PackageBuilderError {
-                // A page that cannot be read is bad data (65), even where `read` files it as a usage error.
-                Console.reportError("\(error)", status: ExitStatus.dataError.rawValue, json: false)
-                throw ExitCode(ExitStatus.dataError.rawValue)
-            }
+            let read = try BootloaderSettingsPage.read(fromHexFile: hexFile)
+            // nrfutil prints why the nRF52 address held no page before showing one found further on.
+            if let note = read.note { Console.result(note) }
+            Console.result(read.page.displayText(file: hexFile))
         }
     }
 }

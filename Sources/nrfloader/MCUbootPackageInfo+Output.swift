@@ -1,30 +1,17 @@
-import MCUbootImage
-import MCUbootPackage
 import NRFLoaderKit
 
 /// `nrfloader info dfu_application.zip`: the package's manifest and, for each image, its manifest fields and what
-/// ``MCUbootInfo`` shows of the image (with the signature check under `--verify-key`).
-struct MCUbootPackageInfo {
-    let package: MCUbootPackage
-    let images: [MCUbootInfo]
-
-    init(package: MCUbootPackage, key: MCUbootVerificationKey?) {
-        self.package = package
-        images = package.images.map { MCUbootInfo(image: $0.image, key: key) }
-    }
-
-    /// The first failed check, which makes `info` exit 65 after printing.
-    var failure: MCUbootImageError? { images.lazy.compactMap(\.failure).first }
-
+/// `info IMAGE` shows of the image (with the signature check under `--verify-key`).
+extension MCUbootPackageInfo {
     var json: JSONValue {
         .object([
             "schema": .int(JSONValue.schemaVersion), "kind": .string("mcuboot_package"),
-            "file": .string(package.archive),
-            "format_version": .optional(package.formatVersion) { .int($0) },
-            "time": .optional(package.time) { .int($0) }, "name": .optional(package.name) { .string($0) },
+            "file": .string(file),
+            "format_version": .optional(formatVersion) { .int($0) },
+            "time": .optional(time) { .int($0) }, "name": .optional(name) { .string($0) },
             "images": .array(
-                zip(package.images, images).map { entry, info in
-                    var image = info.json
+                images.map { entry in
+                    var image = entry.image.json
                     if case .object(var members) = image {
                         members["schema"] = nil
                         members["kind"] = nil
@@ -45,20 +32,20 @@ struct MCUbootPackageInfo {
 
     var text: String {
         var lines: [(String, String)] = [
-            ("file", package.archive),
+            ("file", file),
             (
                 "format",
                 "nRF Connect SDK DFU package"
-                    + (package.formatVersion.map { " (manifest format-version \($0))" } ?? "")
-                    + ", \(package.images.count) MCUboot image" + (package.images.count == 1 ? "" : "s")
+                    + (formatVersion.map { " (manifest format-version \($0))" } ?? "")
+                    + ", \(images.count) MCUboot image" + (images.count == 1 ? "" : "s")
             ),
         ]
-        if let name = package.name { lines.append(("name", name)) }
-        if let time = package.time { lines.append(("time", "\(time)")) }
+        if let name { lines.append(("name", name)) }
+        if let time { lines.append(("time", "\(time)")) }
         var sections = [aligned(lines)]
-        for (entry, info) in zip(package.images, images) {
+        for entry in images {
             var fields: [(String, String)] = [
-                ("image \(entry.imageIndex)", "\(entry.file) (\(info.image.bytes.count) bytes)")
+                ("image \(entry.imageIndex)", "\(entry.file) (\(entry.image.size) bytes)")
             ]
             if let board = entry.board { fields.append(("board", board)) }
             if let soc = entry.soc { fields.append(("soc", soc)) }
@@ -71,7 +58,7 @@ struct MCUbootPackageInfo {
                 fields.append(("manifest address", "0x" + String(address, radix: 16)))
             }
             if let version = entry.version { fields.append(("manifest version", version)) }
-            sections.append(aligned(fields) + "\n" + info.text)
+            sections.append(aligned(fields) + "\n" + entry.image.text)
         }
         return sections.joined(separator: "\n\n")
     }

@@ -1,8 +1,6 @@
-import Catalog
-import HexConverter
 import NRFLoaderKit
 
-extension CatalogEntry {
+extension CatalogItem {
     /// Every field of the entry, as `list --json` and `info --json` print it.
     var json: JSONValue {
         .object([
@@ -13,12 +11,12 @@ extension CatalogEntry {
             "version": .string(version),
             "boards": .array(boards.map { .string($0) }),
             "chip": .string(chip),
-            "type": .string(type.rawValue),
+            "type": .string(imageType),
             "file": .string(file),
             "size": .int(size),
             "sha256": .string(sha256),
             "load_address": .int(Int(loadAddress)),
-            "softdevice": .optional(softdevice) { .string($0) },
+            "softdevice": .optional(softDevice) { .string($0) },
             "embedded": .bool(isEmbedded),
             "dfu": .object([
                 "legacy": .optional(legacyDFU) { legacy in
@@ -26,17 +24,17 @@ extension CatalogEntry {
                         "device_type": .int(Int(legacy.deviceType)),
                         "device_revision": .int(Int(legacy.deviceRevision)),
                         "application_version": .int(Int(legacy.applicationVersion)),
-                        "softdevice_ids": .array(legacy.softdeviceIDs.map { .int(Int($0)) }),
+                        "softdevice_ids": .array(legacy.softDeviceIDs.map { .int(Int($0)) }),
                     ])
                 },
                 "secure": .optional(secureDFU) { secure in
                     .object([
                         "hardware_version": .int(Int(secure.hardwareVersion)),
                         "firmware_version": .int(Int(secure.firmwareVersion)),
-                        "softdevice_required": .array(secure.softdeviceRequired.map { .int(Int($0)) }),
+                        "softdevice_required": .array(secure.softDeviceRequirements.map { .int(Int($0)) }),
                     ])
                 },
-                "mcuboot": .optional(mcuboot) { .object(["image": .int($0.imageNumber)]) },
+                "mcuboot": .optional(mcubootImageNumber) { .object(["image": .int($0)]) },
             ]),
         ])
     }
@@ -45,8 +43,8 @@ extension CatalogEntry {
     var detailLines: [(String, String)] {
         var lines: [(String, String)] = [
             ("id", id), ("title", title), ("description", description), ("version", version),
-            ("boards", boards.joined(separator: ", ")), ("chip", chip), ("type", type.rawValue),
-            ("softdevice", softdevice ?? "-"),
+            ("boards", boards.joined(separator: ", ")), ("chip", chip), ("type", imageType),
+            ("softdevice", softDevice ?? "-"),
             ("file", file + (isEmbedded ? " (embedded)" : "")), ("size", "\(size) bytes"),
             ("load address", hex(loadAddress, width: 8)), ("sha256", sha256),
         ]
@@ -56,7 +54,7 @@ extension CatalogEntry {
                     "legacy DFU",
                     "device type \(hex(legacy.deviceType, width: 4)), revision \(hex(legacy.deviceRevision, width: 4)), "
                         + "application version \(hex(legacy.applicationVersion, width: 8)), SoftDevices "
-                        + legacy.softdeviceIDs.map { hex($0, width: 4) }.joined(separator: " ")
+                        + legacy.softDeviceIDs.map { hex($0, width: 4) }.joined(separator: " ")
                 )
             )
         }
@@ -65,21 +63,20 @@ extension CatalogEntry {
                 (
                     "secure DFU",
                     "hardware version \(secure.hardwareVersion), firmware version \(secure.firmwareVersion), "
-                        + "SoftDevices " + secure.softdeviceRequired.map { hex($0, width: 4) }.joined(separator: " ")
+                        + "SoftDevices "
+                        + secure.softDeviceRequirements.map { hex($0, width: 4) }.joined(separator: " ")
                 )
             )
         }
-        if let mcuboot {
-            lines.append(("MCUboot", "signed image for image number \(mcuboot.imageNumber), sent over SMP"))
+        if let mcubootImageNumber {
+            lines.append(("MCUboot", "signed image for image number \(mcubootImageNumber), sent over SMP"))
         }
         return lines
     }
 
     /// How the entry is updated, as `list` shows it: `smp` for an MCUboot image, else the nRF5 DFU protocols.
-    var protocols: String {
-        if mcuboot != nil { return "smp" }
-        return [secureDFU.map { _ in "secure" }, legacyDFU.map { _ in "legacy" }].compactMap { $0 }.joined(
-            separator: ",")
+    var protocolList: String {
+        protocols.contains("smp") ? "smp" : protocols.joined(separator: ",")
     }
 }
 

@@ -1,21 +1,7 @@
-import Checksums
-import HexConverter
 import NRFLoaderKit
 
 /// What `convert` reports: one line on stderr, or one JSON object on stdout.
-struct ConversionSummary {
-    var input: String
-    var output: String
-    var format: ConvertCommand.Format
-    /// The address of the first byte of the binary image.
-    var baseAddress: UInt32
-    /// The size of the binary image in bytes.
-    var size: Int
-    var regions: [HexRegion]
-    var startAddress: StartAddress?
-    /// The SHA-256 of the binary image.
-    var sha256: [UInt8]
-
+extension ConversionSummary {
     var text: String {
         let regionList = regions.map(\.description).joined(separator: ", ")
         let regionWord = regions.count == 1 ? "region" : "regions"

@@ -1,57 +1,57 @@
-import Checksums
-import DFUPackage
-import DFUSigning
-import HexConverter
 import NRFLoaderKit
 
 /// What `info` prints for a `.zip` package: its parts, sizes, decoded init packets and signatures.
-struct PackageInfo {
-    let package: DFUPackage
-    let verifier: InitPacketVerifier?
-
+extension DFUPackageInfo {
     /// One part's lines (human) and object (JSON).
-    private func describe(_ part: DFUPackage.Part) throws -> (lines: [(String, String)], json: JSONValue) {
+    private func describe(_ part: Part) -> (lines: [(String, String)], json: JSONValue) {
         var lines: [(String, String)] = [
             (
                 "part",
-                "\(part.imageType.rawValue): \(part.binFile) (\(part.firmware.count) bytes), \(part.datFile) "
-                    + "(\(part.initPacketBytes.count) bytes)"
+                "\(part.imageType): \(part.binFile) (\(part.size) bytes), \(part.datFile) "
+                    + "(\(part.initPacketSize) bytes)"
             )
         ]
         var members: [String: JSONValue] = [
-            "type": .string(part.imageType.rawValue), "bin_file": .string(part.binFile),
+            "type": .string(part.imageType), "bin_file": .string(part.binFile),
             "dat_file": .string(part.datFile),
-            "size": .int(part.firmware.count), "init_packet_size": .int(part.initPacketBytes.count),
+            "size": .int(part.size), "init_packet_size": .int(part.initPacketSize),
         ]
         switch part.initPacket {
-        case .secure(let packet):
-            let command = packet.command.initCommand
+        case .secure(let command):
             let fields: [(String, String, JSONValue)] = [
                 (
-                    "fw_version", command?.fwVersion.map { String($0) } ?? "-",
-                    .optional(command?.fwVersion) { .int(Int($0)) }
+                    "fw_version", command?.firmwareVersion.map { String($0) } ?? "-",
+                    .optional(command?.firmwareVersion) { .int(Int($0)) }
                 ),
                 (
-                    "hw_version", command?.hwVersion.map { String($0) } ?? "-",
-                    .optional(command?.hwVersion) { .int(Int($0)) }
+                    "hw_version", command?.hardwareVersion.map { String($0) } ?? "-",
+                    .optional(command?.hardwareVersion) { .int(Int($0)) }
                 ),
                 (
-                    "sd_req", command?.sdReq.map { hex($0, width: 4) }.joined(separator: " ") ?? "-",
-                    .array((command?.sdReq ?? []).map { .int(Int($0)) })
+                    "sd_req",
+                    command?.softDeviceRequirements.map { hex($0, width: 4) }.joined(separator: " ") ?? "-",
+                    .array((command?.softDeviceRequirements ?? []).map { .int(Int($0)) })
                 ),
-                ("type", command?.type.map { "\($0)" } ?? "-", .optional(command?.type) { .string("\($0)") }),
+                ("type", command?.firmwareType ?? "-", .optional(command?.firmwareType) { .string($0) }),
                 (
-                    "sizes", "sd \(command?.sdSize ?? 0), bl \(command?.blSize ?? 0), app \(command?.appSize ?? 0)",
+                    "sizes",
+                    "sd \(command?.softDeviceSize ?? 0), bl \(command?.bootloaderSize ?? 0), "
+                        + "app \(command?.applicationSize ?? 0)",
                     .object([
-                        "sd_size": .int(Int(command?.sdSize ?? 0)), "bl_size": .int(Int(command?.blSize ?? 0)),
-                        "app_size": .int(Int(command?.appSize ?? 0)),
+                        "sd_size": .int(Int(command?.softDeviceSize ?? 0)),
+                        "bl_size": .int(Int(command?.bootloaderSize ?? 0)),
+                        "app_size": .int(Int(command?.applicationSize ?? 0)),
                     ])
                 ),
                 (
-                    "hash", command?.hash.map { "\($0.hashType) \(hexString($0.standardOrderDigest))" } ?? "-",
-                    .optional(command?.hash) { .string(hexString($0.standardOrderDigest)) }
+                    "hash",
+                    command?.hash.map { "\(command?.hashType ?? "") \(hexString($0))" } ?? "-",
+                    .optional(command?.hash) { .string(hexString($0)) }
                 ),
-                ("is_debug", command?.isDebug.map { String($0) } ?? "-", .optional(command?.isDebug) { .bool($0) }),
+                (
+                    "is_debug", command?.isDebug.map { String($0) } ?? "-",
+                    .optional(command?.isDebug) { .bool($0) }
+                ),
             ]
             for (name, text, value) in fields {
                 lines.append(("  " + name, text))
@@ -64,7 +64,7 @@ struct PackageInfo {
                 ("  device_type", hex(packet.deviceType, width: 4)),
                 ("  device_revision", hex(packet.deviceRevision, width: 4)),
                 ("  application_version", hex(packet.applicationVersion, width: 8)),
-                ("  softdevice_req", packet.softdeviceReq.map { hex($0, width: 4) }.joined(separator: " ")),
+                ("  softdevice_req", packet.softDeviceRequirements.map { hex($0, width: 4) }.joined(separator: " ")),
                 ("  validation", Self.describe(packet.validation)),
             ]
             // The extension's fields under the names adafruit-nrfutil's manifest gives them (init_packet_data).
@@ -102,46 +102,44 @@ struct PackageInfo {
             members["device_type"] = .int(Int(packet.deviceType))
             members["device_revision"] = .int(Int(packet.deviceRevision))
             members["application_version"] = .int(Int(packet.applicationVersion))
-            members["softdevice_req"] = .array(packet.softdeviceReq.map { .int(Int($0)) })
+            members["softdevice_req"] = .array(packet.softDeviceRequirements.map { .int(Int($0)) })
         }
-        let signature: String
-        if let verifier {
-            signature = "\(try verifier.check(part, packageName: package.name))"
-        } else {
-            signature = part.signedMessage == nil ? "unsigned" : "signed (not verified: give --verify-key)"
-        }
+        let signature = Self.describe(part.signature)
         lines.append(("  signature", signature))
         members["signature"] = .string(signature)
         return (lines, .object(members))
     }
 
-    func text() throws -> String {
-        var lines: [(String, String)] = [("file", package.name), ("format", format)]
-        for part in package.parts { lines += try describe(part).lines }
+    var text: String {
+        var lines: [(String, String)] = [("file", file), ("format", formatText)]
+        for part in parts { lines += describe(part).lines }
         return aligned(lines)
     }
 
-    func json() throws -> JSONValue {
+    var json: JSONValue {
         .object([
-            "schema": .int(JSONValue.schemaVersion), "kind": .string("package"), "file": .string(package.name),
-            "format": .string(format), "parts": .array(try package.parts.map { try describe($0).json }),
+            "schema": .int(JSONValue.schemaVersion), "kind": .string("package"), "file": .string(file),
+            "format": .string(formatText), "parts": .array(parts.map { describe($0).json }),
         ])
     }
 
-    private var format: String {
-        switch package.format {
+    private var formatText: String {
+        switch format {
         case .secure: "Secure DFU (nrfutil package)"
         case .legacy(let version): "legacy DFU" + (version.map { " (dfu_version \($0))" } ?? "")
         }
     }
 
-    /// Whether every part's signature verified (`true` when no key was given).
-    func signaturesVerify() throws -> Bool {
-        guard let verifier else { return true }
-        return try package.parts.allSatisfy { try verifier.check($0, packageName: package.name) == .valid }
+    private static func describe(_ signature: SignatureStatus) -> String {
+        switch signature {
+        case .unsigned: "unsigned"
+        case .notVerified: "signed (not verified: give --verify-key)"
+        case .valid: "valid"
+        case .invalid: "invalid"
+        }
     }
 
-    private static func describe(_ validation: LegacyInitPacket.Validation) -> String {
+    private static func describe(_ validation: LegacyValidation) -> String {
         switch validation {
         case .crc16(let crc): "CRC-16 \(hex(crc, width: 4))"
         case .extendedCRC16(let crc): "CRC-16 \(hex(crc, width: 4)) (dfu_version 0.6 extension)"
