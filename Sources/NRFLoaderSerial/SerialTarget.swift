@@ -4,6 +4,7 @@ import FirmwareInput
 public import NRFLoaderKit
 import SMP
 package import SMPSerial
+import SMPTargetAdapter
 package import SerialDFU
 
 #if canImport(Glibc)
@@ -35,9 +36,14 @@ extension UpdateTarget {
     ///   - port: The port's path, such as `/dev/ttyACM0`, or `auto` for the only Nordic or Adafruit USB serial
     ///     port plugged in.
     ///   - options: The line settings.
+    /// The target takes management requests (`SMPDevice`) in the same SMP framing: Zephyr's MCUmgr UART transport,
+    /// or MCUboot's serial recovery with its smaller command set. They ignore `SerialPortOptions/touchBaudRate`.
+    ///
     /// - Returns: The target; the port is opened when an update runs.
     public static func serial(_ port: String, options: SerialPortOptions = SerialPortOptions()) -> UpdateTarget {
-        UpdateTarget(description: port, lane: port) { firmware, updateOptions, onEvent throws(UpdateError) in
+        UpdateTarget(
+            description: port, lane: port, openManagementLink: SerialPorts.managementLink(port: port, options: options)
+        ) { firmware, updateOptions, onEvent throws(UpdateError) in
             try await SerialUpdate(port: port, options: options, update: updateOptions).run(firmware, onEvent)
         }
     }
@@ -98,6 +104,24 @@ package enum SerialPorts {
                 OptionError(
                     message: "--port auto: \(candidates.count) candidate ports (\(paths)): give one with --port PATH"),
                 status: .usage)
+        }
+    }
+
+    /// How management requests reach the device on `port`: SMP in Zephyr's console framing.
+    ///
+    /// `auto` is resolved when a request is sent, and the port is checked before anything is: a missing one is a
+    /// missing input (66), a busy or forbidden one unavailable (69).
+    package static func managementLink(port: String, options: SerialPortOptions) -> UpdateTarget.OpenManagementLink {
+        { _ throws(UpdateError) in
+            let transport = smpOptions(path: try resolve(port), options)
+            do throws(SerialPortError) { try SerialSMPTransport.checkAccess(transport) } catch {
+                if case .notFound(let path) = error { throw UpdateError(ToolError.inputMissing(path: path)) }
+                throw UpdateError(
+                    SMPExchangeFailure(
+                        error: .transport(SMPTransportFailure(kind: .unavailable, cause: error.description)),
+                        deviceWasReached: false))
+            }
+            return SerialSMPTransport(options: transport)
         }
     }
 
