@@ -32,13 +32,13 @@ extension UpdateTarget {
     /// speaks, for inputs with legacy init packets only or `FirmwareOptions/dfuProtocol` `.legacy`); MCUboot
     /// firmware goes over SMP in Zephyr's console framing.
     ///
+    /// The target takes management requests (`SMPDevice`) in the same SMP framing: Zephyr's MCUmgr UART transport,
+    /// or MCUboot's serial recovery with its smaller command set. They ignore `SerialPortOptions/touchBaudRate`.
+    ///
     /// - Parameters:
     ///   - port: The port's path, such as `/dev/ttyACM0`, or `auto` for the only Nordic or Adafruit USB serial
     ///     port plugged in.
     ///   - options: The line settings.
-    /// The target takes management requests (`SMPDevice`) in the same SMP framing: Zephyr's MCUmgr UART transport,
-    /// or MCUboot's serial recovery with its smaller command set. They ignore `SerialPortOptions/touchBaudRate`.
-    ///
     /// - Returns: The target; the port is opened when an update runs.
     public static func serial(_ port: String, options: SerialPortOptions = SerialPortOptions()) -> UpdateTarget {
         UpdateTarget(
