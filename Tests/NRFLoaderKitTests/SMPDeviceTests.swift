@@ -119,6 +119,29 @@ struct SMPDeviceTests {
         #expect(error.smpErrorCode == nil)
     }
 
+    @Test("a cancelled task ends the command with exit status 130, as Ctrl-C ends the verbs")
+    func cancellation() async throws {
+        let device = SMPDevice(try Self.simulated().target)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await device.echo("never sent")
+        }
+        let error = try #require(await #expect(throws: UpdateError.self) { try await task.value })
+        #expect(error.exitStatus == .interrupted && error.isCancellation)
+        #expect(error.message == "cancelled")
+    }
+
+    @Test("an SMP update's refusal carries the device's code too")
+    func uploadRefusal() async throws {
+        // The first image upload request is answered with the image group's rc 9, IMG_MGMT_ERR_NO_FREE_SLOT.
+        let target = try Self.simulated(faults: ["respond@01:09"]).target
+        let update = FirmwareUpdate(firmware: try Firmware(Self.image), target: target)
+        let error = try #require(await #expect(throws: UpdateError.self) { try await update.run() })
+        #expect(error.exitStatus == .protocolError)
+        let code = try #require(error.smpErrorCode, "\(error.message)")
+        #expect(code.group == 1 && code.rc == 9 && code.name == "IMG_MGMT_ERR_NO_FREE_SLOT")
+    }
+
     @Test("an nRF5 DFU target takes no management requests: a usage error, exit status 64")
     func notSMP() async throws {
         var options = SimulatedDeviceOptions()
