@@ -65,7 +65,6 @@ let package = Package(
                 "MCUbootImage",
                 "SMPTargetAdapter",
                 "SMPSimulator",
-                "SMPSerial",
                 "SMPBlueZ",
                 "MCUbootPackage",
             ],
