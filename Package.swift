@@ -70,7 +70,6 @@ let package = Package(
                 "MCUbootImage",
                 "SMPTargetAdapter",
                 "SMPSimulator",
-                "SMPSerial",
                 "SMPBlueZ",
                 "MCUbootPackage",
             ],

@@ -6,6 +6,7 @@ package import DeviceLink
 public import NRFLoaderKit
 import SMP
 import SMPBlueZ
+import SMPTargetAdapter
 
 /// How a Bluetooth LE device is reached through BlueZ: `nrfloader upload`'s `--adapter`, `--wait` and
 /// `--no-acquire`.
@@ -36,8 +37,10 @@ extension UpdateTarget {
         do { _ = try BluetoothAddress(parsing: address) } catch {
             throw UpdateError(error, status: .usage)
         }
-        return UpdateTarget(description: address, lane: options.adapter ?? "default") {
-            firmware, updateOptions, onEvent throws(UpdateError) in
+        return UpdateTarget(
+            description: address, lane: options.adapter ?? "default",
+            openManagementLink: BluetoothDevices.managementLink(address: address, name: nil, options: options)
+        ) { firmware, updateOptions, onEvent throws(UpdateError) in
             try await BluetoothUpdate(address: address, name: nil, options: options, update: updateOptions)
                 .run(firmware, onEvent)
         }
@@ -45,8 +48,10 @@ extension UpdateTarget {
 
     /// The one Bluetooth LE device advertising exactly `name`, searched for through BlueZ (an error if several do).
     public static func bluetooth(name: String, options: BluetoothOptions = BluetoothOptions()) -> UpdateTarget {
-        UpdateTarget(description: "'\(name)'", lane: options.adapter ?? "default") {
-            firmware, updateOptions, onEvent throws(UpdateError) in
+        UpdateTarget(
+            description: "'\(name)'", lane: options.adapter ?? "default",
+            openManagementLink: BluetoothDevices.managementLink(address: nil, name: name, options: options)
+        ) { firmware, updateOptions, onEvent throws(UpdateError) in
             try await BluetoothUpdate(address: nil, name: name, options: options, update: updateOptions)
                 .run(firmware, onEvent)
         }
@@ -122,6 +127,26 @@ package enum BluetoothDevices {
             throw UpdateError(error, status: .unavailable)
         } catch {
             throw UpdateError(error)
+        }
+    }
+
+    /// How management requests reach the device at `address`, or the one advertising `name`: SMP on a BlueZ
+    /// transport, as `upload` reaches it.
+    ///
+    /// The management timeout bounds each BlueZ call too, and the name search unless the options set its own.
+    package static func managementLink(address: String?, name: String?, options: BluetoothOptions)
+        -> UpdateTarget.OpenManagementLink
+    {
+        { management throws(UpdateError) in
+            var transport = BlueZGATTTransport.Options()
+            transport.usesAcquiredSockets = options.usesAcquiredSockets
+            if let search = options.searchTimeout { transport.firstSearchTimeout = search }
+            if let timeout = management.timeout { transport.operationTimeout = timeout }
+            let search = options.searchTimeout ?? management.timeout ?? .seconds(15)
+            let device = try await open(
+                target: address, name: name, adapter: options.adapter, options: transport,
+                nameSearch: max(1, Int(search.components.seconds)))
+            return BlueZSMPTransport(gatt: device.transport, request: ConnectionRequest(address: device.address))
         }
     }
 

@@ -1,9 +1,13 @@
+package import SMPTargetAdapter
+
 /// A device to update, and how to reach it.
 ///
 /// The transport products make targets: `NRFLoaderBlueZ` a Bluetooth LE device through BlueZ
 /// (`.bluetooth(address:options:)`, `.bluetooth(name:options:)`), `NRFLoaderSerial` a serial or USB CDC port (`.serial(_:options:)`),
 /// `NRFLoaderSimulator` a simulated Nordic bootloader or MCUboot device in this process (`.simulated(_:options:)`).
 /// A target is a value: it connects when an update runs, and holds nothing open between updates.
+///
+/// The same target reaches the device for management too, when its transport carries SMP: see ``SMPDevice``.
 public struct UpdateTarget: Sendable, CustomStringConvertible {
     /// The device as events and messages name it before the update resolves it: an address, a name, a port.
     public let description: String
@@ -19,10 +23,20 @@ public struct UpdateTarget: Sendable, CustomStringConvertible {
 
     package let run: Run
 
+    /// Opens, not yet connected, the SMP link that management requests (``SMPDevice``) go over.
+    package typealias OpenManagementLink =
+        @Sendable (_ options: ManagementOptions) async throws(UpdateError) -> any SMPTransport
+
+    /// How management requests reach the device; `nil` for a target whose transport carries no SMP.
+    package let openManagementLink: OpenManagementLink?
+
     /// A target of a transport module of this package.
-    package init(description: String, lane: String, run: @escaping Run) {
+    package init(
+        description: String, lane: String, openManagementLink: OpenManagementLink? = nil, run: @escaping Run
+    ) {
         self.description = description
         self.lane = lane
+        self.openManagementLink = openManagementLink
         self.run = run
     }
 }

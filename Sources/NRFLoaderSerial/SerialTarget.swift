@@ -5,6 +5,7 @@ import FirmwareInput
 public import NRFLoaderKit
 import SMP
 package import SMPSerial
+import SMPTargetAdapter
 package import SerialDFU
 package import SerialLine
 
@@ -33,13 +34,18 @@ extension UpdateTarget {
     /// speaks, for inputs with legacy init packets only or `FirmwareOptions/dfuProtocol` `.legacy`); MCUboot
     /// firmware goes over SMP in Zephyr's console framing.
     ///
+    /// The target takes management requests (`SMPDevice`) in the same SMP framing: Zephyr's MCUmgr UART transport,
+    /// or MCUboot's serial recovery with its smaller command set. They ignore `SerialPortOptions/touchBaudRate`.
+    ///
     /// - Parameters:
     ///   - port: The port's path, such as `/dev/ttyACM0`, or `auto` for the only Nordic or Adafruit USB serial
     ///     port plugged in.
     ///   - options: The line settings.
     /// - Returns: The target; the port is opened when an update runs.
     public static func serial(_ port: String, options: SerialPortOptions = SerialPortOptions()) -> UpdateTarget {
-        UpdateTarget(description: port, lane: port) { firmware, updateOptions, onEvent throws(UpdateError) in
+        UpdateTarget(
+            description: port, lane: port, openManagementLink: SerialPorts.managementLink(port: port, options: options)
+        ) { firmware, updateOptions, onEvent throws(UpdateError) in
             try await SerialUpdate(port: port, options: options, update: updateOptions).run(firmware, onEvent)
         }
     }
@@ -100,6 +106,24 @@ package enum SerialPorts {
                 OptionError(
                     message: "--port auto: \(candidates.count) candidate ports (\(paths)): give one with --port PATH"),
                 status: .usage)
+        }
+    }
+
+    /// How management requests reach the device on `port`: SMP in Zephyr's console framing.
+    ///
+    /// `auto` is resolved when a request is sent, and the port is checked before anything is: a missing one is a
+    /// missing input (66), a busy or forbidden one unavailable (69).
+    package static func managementLink(port: String, options: SerialPortOptions) -> UpdateTarget.OpenManagementLink {
+        { _ throws(UpdateError) in
+            let transport = smpOptions(path: try resolve(port), options)
+            do throws(SerialPortError) { try SerialSMPTransport.checkAccess(transport) } catch {
+                if case .notFound(let path) = error { throw UpdateError(ToolError.inputMissing(path: path)) }
+                throw UpdateError(
+                    SMPExchangeFailure(
+                        error: .transport(LinkError(.unavailable, error.description)),
+                        deviceWasReached: false))
+            }
+            return SerialSMPTransport(options: transport)
         }
     }
 

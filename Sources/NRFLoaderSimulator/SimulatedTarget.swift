@@ -67,6 +67,10 @@ public struct SimulatedDeviceOptions: Sendable {
 ///
 /// Use ``target`` to update it, then ``images`` to see what it holds. The device is made when an update starts
 /// (set up to accept that firmware: its hardware version and SoftDevice), and kept until the next one.
+///
+/// The `.smp` device also takes management requests through `SMPDevice`: they reach the device the last update left,
+/// or, before any update, a device running image 0.0.1 confirmed in slot 0 with its other slots empty, kept for the
+/// requests that follow (a reset swaps to an image marked for test, as MCUboot does).
 public final class SimulatedTarget: Sendable {
     /// One image the device holds.
     public struct Image: Sendable {
@@ -135,10 +139,52 @@ public final class SimulatedTarget: Sendable {
 
     /// The target that updates this device.
     public var target: UpdateTarget {
-        UpdateTarget(description: options.name ?? kind.targetName, lane: "sim") {
-            firmware, updateOptions, onEvent throws(UpdateError) in
+        let openManagementLink: UpdateTarget.OpenManagementLink? =
+            kind == .smp ? { @Sendable _ throws(UpdateError) in try self.managementTransport() } : nil
+        return UpdateTarget(
+            description: options.name ?? kind.targetName, lane: "sim", openManagementLink: openManagementLink
+        ) { firmware, updateOptions, onEvent throws(UpdateError) in
             try await self.update(firmware, updateOptions, onEvent)
         }
+    }
+
+    /// The link management requests go over: to the device the last update left, or to a new default device, kept.
+    private func managementTransport() throws(UpdateError) -> SimulatedSMPTransport {
+        let faults = try faultPlan()
+        let speed = speed
+        let parameters = options.smpParameters
+        let imageCount = options.smpImages ?? 1
+        return state.withLock { state in
+            if case .smp(let transport) = state { return transport }
+            let device = Self.smpDevice(slotSize: 0x4_0000, imageCount: imageCount, parameters: parameters)
+            let transport = SimulatedSMPTransport(device: device, faults: faults, speed: speed)
+            state = .smp(transport)
+            return transport
+        }
+    }
+
+    /// The simulated SMP device before any update, as `nrfloader upload --target sim:smp` and the management verbs
+    /// find it: Zephyr on MCUboot running image 0.0.1 (a 4 KiB body) confirmed in slot 0, the other slots empty.
+    ///
+    /// - Parameters:
+    ///   - slotSize: Each slot's size in bytes.
+    ///   - imageCount: How many images the device updates, each with two slots.
+    ///   - parameters: The MCUmgr parameters it answers, or `nil` to answer rc 8 as Zephyr does by default.
+    /// - Returns: The device.
+    package static func smpDevice(
+        slotSize: Int, imageCount: Int = 1, parameters: (bufferSize: Int, bufferCount: Int)? = nil
+    ) -> SimulatedSMPDevice {
+        var configuration = SimulatedSMPDevice.Configuration(slotSize: slotSize)
+        configuration.imageCount = imageCount
+        if let parameters {
+            configuration.answersParameters = true
+            configuration.parameters = MCUmgrParameters(
+                bufferSize: parameters.bufferSize, bufferCount: parameters.bufferCount)
+        }
+        let running = UnsignedImageBuilder.image(
+            version: MCUbootVersion(major: 0, minor: 0, revision: 1, build: 0),
+            body: [UInt8](repeating: 0xA5, count: 4096))
+        return SimulatedSMPDevice(configuration: configuration, running: running)
     }
 
     /// What the device holds after the last update (also a failed one): each image it activated, or its slots.
@@ -213,18 +259,9 @@ public final class SimulatedTarget: Sendable {
         let padded = input.images.filter { $0.image.trailer != nil }.map(\.image.bytes.count)
         let largest = input.images.map(\.image.bytes.count).max() ?? 0
         let slotSize = padded.max() ?? max(0x4_0000, largest)
-        var configuration = SimulatedSMPDevice.Configuration(slotSize: max(slotSize, largest))
-        configuration.imageCount = imageCount
-        if let parameters = options.smpParameters {
-            configuration.answersParameters = true
-            configuration.parameters = MCUmgrParameters(
-                bufferSize: parameters.bufferSize, bufferCount: parameters.bufferCount)
-        }
-        let running = UnsignedImageBuilder.image(
-            version: MCUbootVersion(major: 0, minor: 0, revision: 1, build: 0),
-            body: [UInt8](repeating: 0xA5, count: 4096))
-        let transport = SimulatedSMPTransport(
-            device: SimulatedSMPDevice(configuration: configuration, running: running), faults: faults, speed: speed)
+        let device = Self.smpDevice(
+            slotSize: max(slotSize, largest), imageCount: imageCount, parameters: options.smpParameters)
+        let transport = SimulatedSMPTransport(device: device, faults: faults, speed: speed)
         state.withLock { $0 = .smp(transport) }
         return try await SMPSession.run(
             input, named: options.name ?? kind.targetName, over: transport,

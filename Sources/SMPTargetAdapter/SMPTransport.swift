@@ -1,5 +1,5 @@
 package import DeviceLink
-package import SMP
+import SMP
 
 /// A link to one SMP server: BLE (the SMP characteristic), a serial console, or the simulator.
 ///

@@ -1,6 +1,5 @@
 import ArgumentParser
 import NRFLoaderKit
-import SMP
 
 /// `nrfloader echo TEXT`: OS echo over SMP.
 struct EchoCommand: AsyncParsableCommand {
@@ -14,8 +13,8 @@ struct EchoCommand: AsyncParsableCommand {
     @OptionGroup(title: "Device") var device: SMPTargetOptions
 
     func run() async throws {
-        let result = try await device.exchange(.echo(text))
-        guard case .echoed(let echoed) = result.reply else { preconditionFailure("echo ended with \(result.reply)") }
-        SMPVerbOutput.echoed(echoed, device: device, attempts: result.attempts)
+        let text = text
+        let reply = try await device.send { try await $0.echo(text) }
+        SMPVerbOutput.echoed(reply, device: device)
     }
 }

@@ -11,7 +11,6 @@ extension ExitStatus {
             return
         }
         switch error {
-        case let error as SMPExchangeFailure: self = error.exitStatus
         case let error as PackageBuilderError: self = error.isUsage ? .usage : .dataError
         case is FleetTargetListError: self = .usage
         case is BlueZError: self = .unavailable

@@ -1,6 +1,5 @@
 import ArgumentParser
 import NRFLoaderKit
-import SMP
 
 /// `nrfloader image list|test|confirm|erase`: an MCUboot device's image slots over SMP (MCUmgr image group).
 struct ImageCommand: AsyncParsableCommand {
@@ -26,11 +25,8 @@ struct ImageListCommand: AsyncParsableCommand {
     @OptionGroup(title: "Device") var device: SMPTargetOptions
 
     func run() async throws {
-        let result = try await device.exchange(.readImageState)
-        guard case .imageState(let state) = result.reply else {
-            preconditionFailure("image state read answered with \(result.reply)")
-        }
-        SMPVerbOutput.imageState(state, command: "image list", device: device, attempts: result.attempts)
+        let reply = try await device.send { try await $0.imageState() }
+        SMPVerbOutput.imageState(reply, command: "image list", device: device)
     }
 }
 
@@ -52,8 +48,9 @@ struct ImageTestCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let result = try await device.exchange(.testImage(hash: try ImageHashArgument.parse(hash)))
-        SMPVerbOutput.stateWritten(result, command: "image test", device: device)
+        let hash = try ImageHashArgument.parse(hash)
+        let reply = try await device.send { try await $0.testImage(hash: hash) }
+        SMPVerbOutput.imageState(reply, command: "image test", device: device)
     }
 }
 
@@ -74,8 +71,9 @@ struct ImageConfirmCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let result = try await device.exchange(.confirmImage(hash: try hash.map(ImageHashArgument.parse)))
-        SMPVerbOutput.stateWritten(result, command: "image confirm", device: device)
+        let hash = try hash.map(ImageHashArgument.parse)
+        let reply = try await device.send { try await $0.confirmImage(hash: hash) }
+        SMPVerbOutput.imageState(reply, command: "image confirm", device: device)
     }
 }
 
@@ -96,8 +94,9 @@ struct ImageEraseCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let result = try await device.exchange(.eraseImage(slot: slot))
-        SMPVerbOutput.erased(slot: slot, device: device, attempts: result.attempts)
+        let slot = slot
+        let reply = try await device.send { try await $0.eraseImage(slot: slot) }
+        SMPVerbOutput.erased(slot: slot, device: device, attempts: reply.attempts)
     }
 }
 

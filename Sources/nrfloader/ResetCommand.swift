@@ -1,6 +1,5 @@
 import ArgumentParser
 import NRFLoaderKit
-import SMP
 
 /// `nrfloader reset`: OS reset over SMP, waiting for the link to drop as a reset implies.
 struct ResetCommand: AsyncParsableCommand {
@@ -16,8 +15,7 @@ struct ResetCommand: AsyncParsableCommand {
     @OptionGroup(title: "Device") var device: SMPTargetOptions
 
     func run() async throws {
-        let result = try await device.exchange(.reset)
-        guard case .reset(let answered) = result.reply else { preconditionFailure("reset ended with \(result.reply)") }
-        SMPVerbOutput.reset(answered: answered, device: device, attempts: result.attempts)
+        let reply = try await device.send { try await $0.reset() }
+        SMPVerbOutput.reset(reply, device: device)
     }
 }

@@ -1,20 +1,8 @@
 import ArgumentParser
-import BlueZ
-import BlueZTransport
-import DBus
-import DFUController
-import DFUSimulator
-import DeviceLink
-import MCUbootImage
 import NRFLoaderBlueZ
 import NRFLoaderKit
 import NRFLoaderSerial
 import NRFLoaderSimulator
-import SMP
-import SMPBlueZ
-import SMPSerial
-import SMPSimulator
-import SMPTargetAdapter
 
 /// The device of an mcumgr-style verb (`image list|test|confirm|erase`, `reset`, `echo`) and how to reach it: one
 /// option group that every verb shares.
@@ -97,7 +85,7 @@ struct SMPTargetOptions: ParsableArguments {
         if baud < 1 { throw ValidationError("--baud must be positive") }
         switch endpoint {
         case .bluetoothAddress(let text):
-            guard (try? BluetoothAddress(parsing: text)) != nil else {
+            guard (try? UpdateTarget.bluetooth(address: text)) != nil else {
                 throw ValidationError(
                     "--target '\(text)' is neither sim:smp nor a Bluetooth address (AA:BB:CC:DD:EE:FF)")
             }
@@ -108,10 +96,10 @@ struct SMPTargetOptions: ParsableArguments {
         if let timeout, timeout < 1 { throw ValidationError("--timeout must be at least 1 second") }
         if !simFault.isEmpty, endpoint != .simulated { throw ValidationError("--sim-fault needs --target sim:smp") }
         for text in simFault {
-            let fault: Fault
-            do { fault = try FaultSpecification.parse(text) } catch { throw ValidationError("--sim-fault: \(error)") }
-            if let reason = SimulatedSMPTransport.unsupportedReason(fault) {
-                throw ValidationError("--sim-fault '\(text)' \(reason)")
+            switch SimulatedDeviceKind.smp.faultProblem(text) {
+            case .malformed(let message)?: throw ValidationError("--sim-fault: \(message)")
+            case .unsupported(let reason)?: throw ValidationError("--sim-fault '\(text)' \(reason)")
+            case nil: break
             }
         }
     }
@@ -119,73 +107,51 @@ struct SMPTargetOptions: ParsableArguments {
     /// The target as results name it: `sim:smp`, the port, the address or the name.
     var label: String { target ?? name ?? port ?? "-" }
 
-    /// The link to the device: the one place a new kind of SMP target is added (async, as finding a Bluetooth
-    /// adapter through BlueZ is).
+    /// The device the options name: the one place a new kind of SMP target is added.
     ///
-    /// - Returns: A transport, not yet connected.
-    /// - Throws: `ValidationError` (exit 64) for a target these commands cannot reach yet; `ToolError` (66) or
-    ///   `SMPExchangeFailure` (69) for a port that is missing, busy or forbidden.
-    func transport() async throws -> any SMPTransport {
+    /// - Returns: The device, not yet reached.
+    /// - Throws: `UpdateError` (64) for options the target refuses.
+    func device() throws -> SMPDevice {
+        let target: UpdateTarget
         switch try endpoint {
         case .simulated:
-            let faults = FaultPlan(faults: try simFault.map { try FaultSpecification.parse($0) })
-            return SimulatedSMPTransport(device: Self.simulatedDevice(), faults: faults)
-        case .serial(let requested):
+            var simulated = SimulatedDeviceOptions()
+            simulated.speed = 0
+            simulated.faults = simFault
+            target = try .simulated(.smp, options: simulated)
+        case .serial(let port):
             var line = SerialPortOptions()
             line.baudRate = baud
             line.flowControl = flowControl
-            let options = SerialPorts.smpOptions(path: try SerialPorts.resolve(requested), line)
-            // Before anything is sent: a missing port is a missing input (66), a busy or forbidden one unavailable.
-            do { try SerialSMPTransport.checkAccess(options) } catch {
-                if case .notFound(let path) = error { throw ToolError.inputMissing(path: path) }
-                throw SMPExchangeFailure(
-                    error: .transport(LinkError(.unavailable, error.description)),
-                    deviceWasReached: false)
-            }
-            return SerialSMPTransport(options: options)
-        case .bluetoothAddress, .bluetoothName:
-            // SMP through BlueZ, as `upload` reaches a device; `--timeout` bounds each BlueZ call too.
-            var options = BlueZGATTTransport.Options()
-            if let timeout { options.operationTimeout = .seconds(timeout) }
-            let device = try await BluetoothDevices.open(
-                target: target, name: name, adapter: adapter, options: options, nameSearch: timeout ?? 15)
-            return BlueZSMPTransport(gatt: device.transport, request: ConnectionRequest(address: device.address))
+            target = .serial(port, options: line)
+        case .bluetoothAddress(let address):
+            var bluetooth = BluetoothOptions()
+            bluetooth.adapter = adapter
+            target = try .bluetooth(address: address, options: bluetooth)
+        case .bluetoothName(let name):
+            var bluetooth = BluetoothOptions()
+            bluetooth.adapter = adapter
+            target = .bluetooth(name: name, options: bluetooth)
         }
-    }
-
-    /// The device `--target sim:smp` starts with: Zephyr on MCUboot running image 0.0.1 in slot 0 (confirmed), slot 1
-    /// empty, as `upload --target sim:smp` finds it.
-    static func simulatedDevice() -> SimulatedSMPDevice {
-        let running = UnsignedImageBuilder.image(
-            version: MCUbootVersion(major: 0, minor: 0, revision: 1, build: 0),
-            body: [UInt8](repeating: 0xA5, count: 4096))
-        return SimulatedSMPDevice(configuration: SimulatedSMPDevice.Configuration(slotSize: 0x4_0000), running: running)
-    }
-
-    /// Sends `request` to the device and waits for its answer; Ctrl-C interrupts it.
-    ///
-    /// - Parameter request: The request.
-    /// - Returns: The device's reply.
-    /// - Throws: ``SMPExchangeFailure`` when the device refused, broke the protocol or could not be reached.
-    func exchange(_ request: SMPManagementRequest) async throws -> SMPExchangeResult {
-        var configuration = SMPExchangeConfiguration()
-        if let timeout { configuration = configuration.waiting(.seconds(timeout)) }
-        return try await run(SMPExchange(request: request, configuration: configuration), over: try await transport())
-    }
-
-    private func run<Transport: SMPTransport>(_ exchange: SMPExchange, over transport: Transport) async throws
-        -> SMPExchangeResult
-    {
+        var options = ManagementOptions()
+        if let timeout { options.timeout = .seconds(timeout) }
         let verbose = verbose && !output.quiet
-        let task = Task {
-            await SMPExchangeAdapter(transport: transport, exchange: exchange).run { line in
-                if verbose { Console.note(line.escapedForTerminal) }
-            }
+        return SMPDevice(target, options: options) { line in
+            if verbose { Console.note(line.escapedForTerminal) }
         }
+    }
+
+    /// Sends one command to the device and waits for its answer; Ctrl-C interrupts it.
+    ///
+    /// - Parameter command: The command, one method of the device.
+    /// - Returns: The device's reply.
+    /// - Throws: `UpdateError` when the device refused, broke the protocol or could not be reached.
+    func send<Value: Sendable>(
+        _ command: @escaping @Sendable (SMPDevice) async throws -> ManagementReply<Value>
+    ) async throws -> ManagementReply<Value> {
+        let device = try device()
+        let task = Task { try await command(device) }
         Interrupts.onFirstInterrupt { task.cancel() }
-        switch await task.value {
-        case .completed(let result): return result
-        case .failed(let error, let reached): throw SMPExchangeFailure(error: error, deviceWasReached: reached)
-        }
+        return try await task.value
     }
 }

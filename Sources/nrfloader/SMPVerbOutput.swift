@@ -1,5 +1,4 @@
 import NRFLoaderKit
-import SMP
 
 /// The results of the mcumgr-style verbs: a line or a table on stdout, or with `--json` one object.
 ///
@@ -8,27 +7,18 @@ import SMP
 /// terminal.
 enum SMPVerbOutput {
     /// `image list`, and `image test|confirm` with the state read after the change.
-    static func imageState(
-        _ state: ImageStateResponse, command: String, device: SMPTargetOptions, attempts: Int
-    ) {
+    static func imageState(_ reply: ManagementReply<ImageState>, command: String, device: SMPTargetOptions) {
+        let slots = reply.value.slots
         if device.output.json {
-            Console.json(object(command, device, attempts, ["images": .array(state.slots.map(json))]))
+            Console.json(object(command, device, reply.attempts, ["images": .array(slots.map(json))]))
             return
         }
         let header = ["IMAGE", "SLOT", "VERSION", "FLAGS", "HASH"]
-        let rows = state.slots.map { slot in
-            [String(slot.image), String(slot.slot), slot.version, flags(slot), lowercaseHex(slot.hash)]
+        let rows = slots.map { slot in
+            [String(slot.image), String(slot.slot), slot.version, flags(slot), hexDigits(slot.hash)]
         }
         // `table` escapes every cell (the version is the device's text).
         Console.result(table([header] + rows))
-    }
-
-    /// `image test|confirm`: the state a fresh read showed after the device accepted the change.
-    static func stateWritten(_ result: SMPExchangeResult, command: String, device: SMPTargetOptions) {
-        guard case .stateWritten(let state) = result.reply else {
-            preconditionFailure("\(command) ended with \(result.reply)")
-        }
-        imageState(state, command: command, device: device, attempts: result.attempts)
     }
 
     /// `image erase`.
@@ -41,25 +31,26 @@ enum SMPVerbOutput {
     }
 
     /// `reset`.
-    static func reset(answered: Bool, device: SMPTargetOptions, attempts: Int) {
+    static func reset(_ reply: ManagementReply<ResetOutcome>, device: SMPTargetOptions) {
+        let answered = reply.value == .answered
         if device.output.json {
-            Console.json(object("reset", device, attempts, ["answered": .bool(answered)]))
+            Console.json(object("reset", device, reply.attempts, ["answered": .bool(answered)]))
         } else {
             Console.result(answered ? "device reset" : "device reset (the link dropped before its answer arrived)")
         }
     }
 
     /// `echo`: what the device echoed.
-    static func echoed(_ text: String, device: SMPTargetOptions, attempts: Int) {
+    static func echoed(_ reply: ManagementReply<String>, device: SMPTargetOptions) {
         if device.output.json {
-            Console.json(object("echo", device, attempts, ["echo": .string(text)]))
+            Console.json(object("echo", device, reply.attempts, ["echo": .string(reply.value)]))
         } else {
-            Console.result(text.escapedForTerminal)
+            Console.result(reply.value.escapedForTerminal)
         }
     }
 
     /// The flags a slot has, in mcumgr's order, with `bootable` last; `-` for none.
-    static func flags(_ slot: ImageSlotState) -> String {
+    static func flags(_ slot: ImageSlot) -> String {
         let names = [
             (slot.isActive, "active"), (slot.isConfirmed, "confirmed"), (slot.isPending, "pending"),
             (slot.isPermanent, "permanent"), (slot.isBootable, "bootable"),
@@ -67,10 +58,16 @@ enum SMPVerbOutput {
         return names.isEmpty ? "-" : names.joined(separator: " ")
     }
 
-    private static func json(_ slot: ImageSlotState) -> JSONValue {
+    /// The hash as mcumgr shows it: two lowercase hex digits per byte.
+    private static func hexDigits(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef")
+        return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] })
+    }
+
+    private static func json(_ slot: ImageSlot) -> JSONValue {
         .object([
             "image": .int(slot.image), "slot": .int(slot.slot), "version": .string(slot.version),
-            "hash": .string(lowercaseHex(slot.hash)), "active": .bool(slot.isActive),
+            "hash": .string(hexDigits(slot.hash)), "active": .bool(slot.isActive),
             "confirmed": .bool(slot.isConfirmed), "pending": .bool(slot.isPending),
             "permanent": .bool(slot.isPermanent), "bootable": .bool(slot.isBootable),
         ])
