@@ -1,3 +1,4 @@
+package import DeviceLink
 package import SMP
 
 /// The I/O shell around `SMPExchange`: one management request (`image list`, `reset`, `echo`, …) over any
@@ -32,8 +33,11 @@ package struct SMPExchangeAdapter<Transport: SMPTransport>: Sendable {
     /// - Parameter onLog: Receives lines of detail, the machine's and the transport's (a console's log lines).
     /// - Returns: The outcome.
     package func run(onLog: (String) -> Void = { _ in }) async -> Outcome {
-        let driver = SMPMachineDriver(transport: transport, connectionFallback: .seconds(15))
-        switch await driver.run(exchange, publish: { _, _ in }, log: onLog) {
+        let driver = MachineDriver(link: SMPDriverLink(transport: transport), connectionFallback: .seconds(15))
+        let report = { (action: SMPExchangeAction, _: Duration) in
+            if case .log(let line) = action { onLog(line) }
+        }
+        switch await driver.run(exchange, report: report, log: onLog) {
         case .completed(let result): return .completed(result)
         case .failed(let error, let reached): return .failed(error, deviceWasReached: reached)
         }
@@ -41,18 +45,19 @@ package struct SMPExchangeAdapter<Transport: SMPTransport>: Sendable {
 }
 
 extension SMPExchange: SMPDrivenMachine {
-    static var connectionTimer: SMPExchangeTimer { .connection }
+    package static var connectionTimer: SMPExchangeTimer { .connection }
+    package static var cancelled: SMPExchangeError { .cancelled }
 
-    static func step(
+    package static func step(
         _ action: SMPExchangeAction
-    ) -> SMPDriverStep<SMPExchangeTimer, SMPExchangeResult, SMPExchangeError> {
+    ) -> DriverStep<SMPLinkOperation, SMPExchangeTimer, SMPExchangeResult, SMPExchangeError> {
         switch action {
-        case .connect: .connect
-        case .send(let frame): .send(frame)
+        case .connect: .perform(.connect)
+        case .send(let frame): .perform(.send(frame))
         case .disconnect: .disconnect
         case .startTimer(let timer, let deadline): .startTimer(timer, deadline: deadline)
         case .cancelTimer(let timer): .cancelTimer(timer)
-        case .log(let line): .log(line)
+        case .log: .report
         case .finish(let result): .finish(result)
         case .fail(let error): .fail(error)
         }

@@ -1,3 +1,4 @@
+package import DeviceLink
 package import SMP
 
 /// The I/O shell around `SMPUploader`.
@@ -24,9 +25,6 @@ package struct SMPTargetAdapter<Transport: SMPTransport>: Sendable {
     private let transport: Transport
     private let uploader: SMPUploader
 
-    /// How often a waiting adapter looks at task cancellation.
-    package static var cancellationPollInterval: Duration { .milliseconds(100) }
-
     /// Creates an adapter.
     ///
     /// - Parameters:
@@ -42,11 +40,15 @@ package struct SMPTargetAdapter<Transport: SMPTransport>: Sendable {
     /// - Parameter onEvent: Receives progress and log lines.
     /// - Returns: The outcome.
     package func run(onEvent: (Event) -> Void) async -> Outcome {
-        let driver = SMPMachineDriver(transport: transport, connectionFallback: .seconds(30))
+        let driver = MachineDriver(link: SMPDriverLink(transport: transport), connectionFallback: .seconds(30))
         let outcome = await driver.run(
             uploader,
-            publish: { action, elapsed in
-                if case .progress(let progress) = action { onEvent(.progress(progress, elapsed: elapsed)) }
+            report: { action, elapsed in
+                switch action {
+                case .progress(let progress): onEvent(.progress(progress, elapsed: elapsed))
+                case .log(let line): onEvent(.log(line))
+                default: preconditionFailure("\(action) is not a report")
+                }
             },
             log: { onEvent(.log($0)) })
         switch outcome {
@@ -57,17 +59,19 @@ package struct SMPTargetAdapter<Transport: SMPTransport>: Sendable {
 }
 
 extension SMPUploader: SMPDrivenMachine {
-    static var connectionTimer: SMPTimer { .connection }
+    package static var connectionTimer: SMPTimer { .connection }
+    package static var cancelled: SMPUploadError { .cancelled }
 
-    static func step(_ action: SMPAction) -> SMPDriverStep<SMPTimer, SMPUploadResult, SMPUploadError> {
+    package static func step(_ action: SMPAction) -> DriverStep<
+        SMPLinkOperation, SMPTimer, SMPUploadResult, SMPUploadError
+    > {
         switch action {
-        case .connect: .connect
-        case .send(let frame): .send(frame)
+        case .connect: .perform(.connect)
+        case .send(let frame): .perform(.send(frame))
         case .disconnect: .disconnect
         case .startTimer(let timer, let deadline): .startTimer(timer, deadline: deadline)
         case .cancelTimer(let timer): .cancelTimer(timer)
-        case .progress: .publish
-        case .log(let line): .log(line)
+        case .progress, .log: .report
         case .finish(let result): .finish(result)
         case .fail(let error): .fail(error)
         }
