@@ -96,9 +96,8 @@ let package = Package(
         .target(
             name: "NRFLoaderSerial",
             dependencies: [
-                "NRFLoaderKit", "DFUController", "DFUTargetAdapter", "FirmwareInput", "SerialLine", "SerialDFU", "SMP",
-                "SMPSerial",
-                "SMPTargetAdapter",
+                "NRFLoaderKit", "NRFLoaderSimulator", "DFUController", "DFUSimulator", "DFUTargetAdapter", "FirmwareInput",
+                "SerialLine", "SerialDFU", "SerialSimulator", "SMP", "SMPSerial", "SMPSimulator", "SMPTargetAdapter",
             ],
             swiftSettings: strictSwift6
         ),
@@ -284,6 +283,10 @@ let package = Package(
             swiftSettings: strictSwift6),
         .testTarget(
             name: "NRFLoaderKitTests", dependencies: ["NRFLoaderKit", "NRFLoaderSimulator", "TestSupport"],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "NRFLoaderSerialTests",
+            dependencies: ["NRFLoaderKit", "NRFLoaderSerial", "NRFLoaderSimulator", "TestSupport"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "CLITests",

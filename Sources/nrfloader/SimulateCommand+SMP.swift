@@ -31,7 +31,7 @@ extension SimulateCommand {
 
     /// `--kind smp`: a Zephyr application with MCUmgr's SMP service on MCUboot, served through BlueZ.
     func runSMP() async throws {
-        if let saveImages { try SimulatorSetup.makeImageDirectory(saveImages) }
+        if let saveImages { try SimulatorOptions.makeImageDirectory(saveImages) }
         var configuration = SimulatedSMPDevice.Configuration(slotSize: smpSlotSize)
         configuration.imageCount = smpImages
         if let params = simSmpParams {

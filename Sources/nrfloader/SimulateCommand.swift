@@ -133,7 +133,7 @@ struct SimulateCommand: AsyncParsableCommand {
         if kind == .smp { return try await runSMP() }
         guard let kind = kind.dfuKind else { preconditionFailure("simulate --kind \(self.kind) has no DFU kind") }
         // Before anything is registered.
-        if let saveImages { try SimulatorSetup.makeImageDirectory(saveImages) }
+        if let saveImages { try SimulatorOptions.makeImageDirectory(saveImages) }
         var secure = SecureBootloaderOptions()
         secure.hardwareVersion = hwVersion
         secure.softDeviceFWID = softDevice.map { UInt32($0.value) } ?? Self.defaultSecureSoftDevice
@@ -191,6 +191,15 @@ enum FlashModel: String, ExpressibleByArgument, CaseIterable {
     case nrf51
     /// No flash time at all: the link and the protocol alone (benchmarks).
     case instant
+
+    /// The library's flash timing.
+    var simulated: SimulatedFlash {
+        switch self {
+        case .nrf52: .nrf52
+        case .nrf51: .nrf51
+        case .instant: .instant
+        }
+    }
 
     func timing(pageSize: Int) -> FlashTiming {
         switch self {
