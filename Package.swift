@@ -88,8 +88,8 @@ let package = Package(
         .target(
             name: "NRFLoaderSimulator",
             dependencies: [
-                "NRFLoaderKit", "DFUController", "DFUTargetAdapter", "DFUSimulator", "DFUPackage", "DFUSigning",
-                "FirmwareInput", "MCUbootImage", "MCUbootPackage", "SMP", "SMPSimulator", "SMPTargetAdapter",
+                "NRFLoaderKit", "Checksums", "DFUController", "DFUTargetAdapter", "DFUSimulator", "DFUPackage",
+                "DFUSigning", "FirmwareInput", "MCUbootImage", "MCUbootPackage", "SMP", "SMPSimulator", "SMPTargetAdapter",
             ],
             swiftSettings: strictSwift6
         ),
@@ -104,8 +104,8 @@ let package = Package(
         .target(
             name: "NRFLoaderBlueZ",
             dependencies: [
-                "NRFLoaderKit", "BlueZ", "BlueZTransport", "DBus", "DFUController", "DFUTargetAdapter", "SMP",
-                "SMPBlueZ", "SMPTargetAdapter",
+                "NRFLoaderKit", "NRFLoaderSimulator", "BlueZ", "BlueZTransport", "DBus", "DFUController", "DFUSimulator",
+                "DFUTargetAdapter", "SimulatedPeripheral", "SMP", "SMPBlueZ", "SMPSimulator", "SMPTargetAdapter",
             ],
             swiftSettings: strictSwift6
         ),
