@@ -51,7 +51,7 @@ public final class BluetoothDeviceSimulator: Sendable {
     /// A simulator of `device`; nothing happens on the bus until ``run(stoppingAfterActivations:onEvent:)``.
     ///
     /// - Parameters:
-    ///   - device: The device, of any ``SimulatedDeviceKind``.
+    ///   - device: The device, of any `SimulatedDeviceKind`.
     ///   - options: The adapter, MTU and `Acquire*` support.
     public init(serving device: SimulatedDeviceProfile, options: Options = Options()) {
         self.device = device

@@ -6,9 +6,9 @@ import SerialSimulator
 import Synchronization
 
 /// Serves a simulated device on a pseudo-terminal, as `nrfloader simulate-serial` does: an nRF5 SDK 15 serial
-/// Secure DFU bootloader (``SimulatedDeviceKind/secure``), an SDK 11 or Adafruit legacy serial bootloader
-/// (``SimulatedDeviceKind/legacy``), or a Zephyr application on MCUboot behind the SMP console transport
-/// (``SimulatedDeviceKind/smp``).
+/// Secure DFU bootloader (`SimulatedDeviceKind.secure`), an SDK 11 or Adafruit legacy serial bootloader
+/// (`SimulatedDeviceKind.legacy`), or a Zephyr application on MCUboot behind the SMP console transport
+/// (`SimulatedDeviceKind.smp`).
 ///
 /// Any uploader (`UpdateTarget.serial(_:options:)`, nrfutil, mcumgr) opens ``portPath``, a symlink to the
 /// pseudo-terminal, as it would open `/dev/ttyACM0`. ``run(stoppingAfterActivations:onReady:)`` serves until the
@@ -38,8 +38,8 @@ public struct SerialDeviceSimulator: Sendable {
     /// A simulator of `device` at `portPath`, without faults, USB description or re-enumeration.
     ///
     /// - Parameters:
-    ///   - device: The device: ``SimulatedDeviceKind/secure``, ``SimulatedDeviceKind/legacy`` or
-    ///     ``SimulatedDeviceKind/smp``.
+    ///   - device: The device: `SimulatedDeviceKind.secure`, `SimulatedDeviceKind.legacy` or
+    ///     `SimulatedDeviceKind.smp`.
     ///   - portPath: The symlink to make to the pseudo-terminal.
     public init(serving device: SimulatedDeviceProfile, at portPath: String) {
         self.device = device
