@@ -289,6 +289,10 @@ let package = Package(
             dependencies: ["NRFLoaderKit", "NRFLoaderSerial", "NRFLoaderSimulator", "TestSupport"],
             swiftSettings: strictSwift6),
         .testTarget(
+            name: "NRFLoaderBlueZTests",
+            dependencies: ["NRFLoaderKit", "NRFLoaderBlueZ", "NRFLoaderSimulator"],
+            swiftSettings: strictSwift6),
+        .testTarget(
             name: "CLITests",
             dependencies: ["TestSupport", "Checksums", "DFUPackage", "SMP"],
             swiftSettings: strictSwift6

@@ -96,6 +96,8 @@ public final class BluetoothDeviceSimulator: Sendable {
         if let limit, limit < 1 {
             throw UpdateError(OptionError(message: "a simulator stops after at least 1 activation"), status: .usage)
         }
+        // Stopped before it started: nothing to register.
+        guard running.withLock({ if case .stopped = $0 { false } else { true } }) else { return Self.nothingDone }
         if device.kind == .smp { return try await runSMP(limit: limit, onEvent: onEvent) }
         let configuration = try device.dfuConfiguration()
         let (client, adapter) = try await Self.connect(adapter: options.adapter)
@@ -107,7 +109,7 @@ public final class BluetoothDeviceSimulator: Sendable {
             options: SimulatedPeripheralOptions(
                 mtu: options.mtu, offersAcquire: options.offersAcquire,
                 offersAcquireWrite: options.offersAcquireWrite))
-        guard start(.dfu(peripheral)) else { return Report(activations: 0, images: [], smpUpload: nil) }
+        guard start(.dfu(peripheral)) else { return Self.nothingDone }
         let progress = Mutex(DFUProgress())
         do {
             try await peripheral.run { event in
@@ -135,7 +137,7 @@ public final class BluetoothDeviceSimulator: Sendable {
         let (client, adapter) = try await Self.connect(adapter: options.adapter)
         let peripheral = SimulatedSMPPeripheral(
             client: client, adapter: adapter, device: device.smpDevice(), options: peripheralOptions)
-        guard start(.smp(peripheral)) else { return Report(activations: 0, images: [], smpUpload: nil) }
+        guard start(.smp(peripheral)) else { return Self.nothingDone }
         let progress = Mutex(SMPProgress())
         do {
             try await peripheral.run { event in
@@ -152,6 +154,9 @@ public final class BluetoothDeviceSimulator: Sendable {
         return Report(
             activations: activations, images: images, smpUpload: SMPUploadReport(peripheral.tally ?? SMPUploadTally()))
     }
+
+    /// The report of a run stopped before it registered anything.
+    private static var nothingDone: Report { Report(activations: 0, images: [], smpUpload: nil) }
 
     /// Records the peripheral being run; `false` when ``stop()`` came first.
     private func start(_ peripheral: Running) -> Bool {
