@@ -133,7 +133,7 @@ public final class BluetoothDeviceSimulator: Sendable {
         peripheralOptions.offersAcquireNotify = options.offersAcquire
         peripheralOptions.offersAcquireWrite = options.offersAcquireWrite && options.offersAcquire
         peripheralOptions.takesSwapTime = device.flash != .instant
-        peripheralOptions.faults = device.faultPlan
+        peripheralOptions.faults = try device.faultPlan()
         let (client, adapter) = try await Self.connect(adapter: options.adapter)
         let peripheral = SimulatedSMPPeripheral(
             client: client, adapter: adapter, device: device.smpDevice(), options: peripheralOptions)

@@ -25,8 +25,9 @@ public struct SimulatedDeviceProfile: Sendable {
     public var signatureKeyFile: String?
     /// The flash timing, `nil` for the kind's own (nRF52 for the Secure kinds and SMP, nRF51 for the legacy ones).
     public var flash: SimulatedFlash?
-    /// Faults to inject.
-    public var faults: [SimulatedFault] = []
+    /// Faults to inject, as `--sim-fault` spells them (`disconnect@6000`, `drop-packet@40`, `drop-packet~0.01`);
+    /// ``SimulatedDeviceKind/faultProblem(_:)`` tells whether the kind simulates one.
+    public var faults: [String] = []
     /// The seed of random faults (`drop-packet~0.01`).
     public var faultSeed: UInt64 = 0
     /// The advertised name of the mode the device starts in, `nil` for the kind's own (`DfuTarg`, `Nordic_App` for
@@ -62,8 +63,12 @@ public struct SimulatedDeviceProfile: Sendable {
     /// - Throws: `UpdateError` with `ExitStatus/usage` naming the option.
     package func validate() throws(UpdateError) {
         func refuse(_ message: String) -> UpdateError { UpdateError(OptionError(message: message), status: .usage) }
-        if let fault = faults.first(where: { !$0.isSimulated(by: kind) }) {
-            throw refuse("fault '\(fault)' is not simulated for the \(kind.rawValue) device")
+        for text in faults {
+            switch kind.faultProblem(text) {
+            case nil: continue
+            case .malformed(let message)?: throw refuse(message)
+            case .unsupported(let reason)?: throw refuse("fault '\(text)' \(reason)")
+            }
         }
         guard kind == .smp else { return }
         guard smpSlotSize >= 0x1000 else { throw refuse("an SMP slot must be at least 4096 bytes") }
@@ -71,7 +76,15 @@ public struct SimulatedDeviceProfile: Sendable {
     }
 
     /// The faults as the simulator takes them.
-    package var faultPlan: FaultPlan { FaultPlan(seed: faultSeed, faults: faults.map(\.fault)) }
+    ///
+    /// - Throws: `UpdateError` with `ExitStatus/usage` for a text that is not a fault.
+    package func faultPlan() throws(UpdateError) -> FaultPlan {
+        do {
+            return FaultPlan(seed: faultSeed, faults: try faults.map { try FaultSpecification.parse($0) })
+        } catch {
+            throw UpdateError(error, status: .usage)
+        }
+    }
 
     /// The nRF5 device's configuration: its bootloader's options, flash timing, name and faults.
     ///
@@ -97,7 +110,7 @@ public struct SimulatedDeviceProfile: Sendable {
             secure.signature = try UpdateError.wrapping { try .verified(keyFile: signatureKeyFile) }
         }
         var configuration = SimulatorSetup.configuration(
-            dfuKind, secure: secure, legacySoftDevice: legacySoftDevice, faults: faultPlan)
+            dfuKind, secure: secure, legacySoftDevice: legacySoftDevice, faults: try faultPlan())
         if let flash { configuration.flash = flash.timing(pageSize: configuration.flash.pageSize) }
         if let name {
             if dfuKind == .buttonless {

@@ -13,7 +13,7 @@ extension SimulateCommand {
             throw ValidationError("\(option) does not apply to --kind smp")
         }
         for text in simFault {
-            guard !(try SimulatedFault(parsing: text).isSimulated(by: .smp)) else { continue }
+            guard case .unsupported = SimulatedDeviceKind.smp.faultProblem(text) else { continue }
             throw ValidationError(
                 "--sim-fault '\(text)' is not simulated for --kind smp (supported: drop-packet, drop-notification, "
                     + "duplicate-notification, disconnect, reboot, stall, respond, mtu)")

@@ -111,7 +111,9 @@ struct SimulateCommand: AsyncParsableCommand {
         if let exitAfter, exitAfter < 1 { throw ValidationError("--exit-after must be at least 1") }
         if let softDevice, softDevice.value > 0xFFFF { throw ValidationError("--sd-id must be at most 0xFFFF") }
         for text in simFault {
-            do { _ = try SimulatedFault(parsing: text) } catch { throw ValidationError("--sim-fault: \(error)") }
+            if let problem = SimulatedDeviceKind.secure.faultProblem(text) {
+                throw ValidationError("--sim-fault: \(problem)")
+            }
         }
         if kind == .smp {
             try validateSMP()
@@ -148,7 +150,7 @@ struct SimulateCommand: AsyncParsableCommand {
         }
         device.signatureKeyFile = key
         device.flash = flash?.simulated
-        device.faults = try simFault.map { try SimulatedFault(parsing: $0) }
+        device.faults = simFault
         device.faultSeed = simSeed
         device.name = name
         device.smpSlotSize = smpSlotSize

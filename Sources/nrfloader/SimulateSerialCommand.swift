@@ -162,7 +162,7 @@ struct SimulateSerialCommand: AsyncParsableCommand {
         device.softDeviceID = softDevice.map { UInt32($0.value) }
         device.signatureKeyFile = key
         device.flash = flash.simulated
-        device.faults = try simFault.map { try SimulatedFault(parsing: $0) }
+        device.faults = simFault
         device.smpSlotSize = smpSlotSize
         device.smpImageCount = smpImages
         device.smpMisbehaviour = smpMisbehave?.misbehaviour

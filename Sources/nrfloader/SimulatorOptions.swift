@@ -23,10 +23,8 @@ struct SimulatorOptions: ParsableArguments {
     func validate() throws {
         guard simSpeed >= 0 else { throw ValidationError("--sim-speed must be 0 or more") }
         for text in simFault {
-            do {
-                _ = try SimulatedFault(parsing: text)
-            } catch {
-                throw ValidationError("--sim-fault: \(error)")
+            if let problem = SimulatedDeviceKind.secure.faultProblem(text) {
+                throw ValidationError("--sim-fault: \(problem)")
             }
         }
     }

@@ -25,7 +25,7 @@ struct BluetoothDeviceSimulatorTests {
     @Test("an SMP fault the device cannot simulate is a usage error naming it")
     func unsupportedSMPFault() async throws {
         var device = SimulatedDeviceProfile(.smp)
-        device.faults = [try SimulatedFault(parsing: "corrupt-packet@1")]
+        device.faults = ["corrupt-packet@1"]
         let error = await #expect(throws: UpdateError.self) {
             try await BluetoothDeviceSimulator(serving: device).run { _ in }
         }

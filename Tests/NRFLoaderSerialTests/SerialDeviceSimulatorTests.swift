@@ -90,9 +90,12 @@ struct SerialDeviceSimulatorTests {
         #expect(error?.exitStatus == .usage)
     }
 
-    @Test("a fault that does not parse is a usage error naming it")
-    func badFault() throws {
-        let error = #expect(throws: UpdateError.self) { try SimulatedFault(parsing: "explode@3") }
+    @Test("a fault that does not parse is a usage error naming it, before the port is made")
+    func badFault() async throws {
+        var device = SimulatedDeviceProfile(.secure)
+        device.faults = ["explode@3"]
+        let simulator = SerialDeviceSimulator(serving: device, at: "/nonexistent/tty")
+        let error = await #expect(throws: UpdateError.self) { try await simulator.run() }
         #expect(error?.exitStatus == .usage)
         #expect(error?.message.contains("explode") == true)
     }
