@@ -1,5 +1,5 @@
-import DeviceLink
 import DFUSimulator
+import DeviceLink
 import SMPSimulator
 
 /// Why a simulated device cannot inject a fault as `--sim-fault` spells it.
