@@ -89,14 +89,16 @@ let package = Package(
             name: "NRFLoaderSimulator",
             dependencies: [
                 "NRFLoaderKit", "Checksums", "DFUController", "DFUTargetAdapter", "DFUSimulator", "DFUPackage",
-                "DFUSigning", "FirmwareInput", "MCUbootImage", "MCUbootPackage", "SMP", "SMPSimulator", "SMPTargetAdapter",
+                "DFUSigning", "FirmwareInput", "MCUbootImage", "MCUbootPackage", "SMP", "SMPSimulator",
+                "SMPTargetAdapter",
             ],
             swiftSettings: strictSwift6
         ),
         .target(
             name: "NRFLoaderSerial",
             dependencies: [
-                "NRFLoaderKit", "NRFLoaderSimulator", "DFUController", "DFUSimulator", "DFUTargetAdapter", "FirmwareInput",
+                "NRFLoaderKit", "NRFLoaderSimulator", "DFUController", "DFUSimulator", "DFUTargetAdapter",
+                "FirmwareInput",
                 "SerialLine", "SerialDFU", "SerialSimulator", "SMP", "SMPSerial", "SMPSimulator", "SMPTargetAdapter",
             ],
             swiftSettings: strictSwift6
@@ -104,7 +106,8 @@ let package = Package(
         .target(
             name: "NRFLoaderBlueZ",
             dependencies: [
-                "NRFLoaderKit", "NRFLoaderSimulator", "BlueZ", "BlueZTransport", "DBus", "DFUController", "DFUSimulator",
+                "NRFLoaderKit", "NRFLoaderSimulator", "BlueZ", "BlueZTransport", "DBus", "DFUController",
+                "DFUSimulator",
                 "DFUTargetAdapter", "SimulatedPeripheral", "SMP", "SMPBlueZ", "SMPSimulator", "SMPTargetAdapter",
             ],
             swiftSettings: strictSwift6
