@@ -26,7 +26,9 @@ public enum UpdateEvent: Sendable {
     /// `schema` and `event` members.
     public var json: String { jsonValue.text }
 
-    package var jsonValue: JSONValue {
+    /// The event as the ``JSONValue`` object ``json`` prints: for a program that adds members of its own (a fleet's
+    /// `device`) before printing it.
+    public var jsonValue: JSONValue {
         switch self {
         case .begin(let plan): plan.json
         case .phase(let progress):
