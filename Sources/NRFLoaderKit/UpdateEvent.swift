@@ -103,6 +103,10 @@ public struct UpdateProgress: Sendable, Equatable {
     /// The time left for the part at that rate, once known.
     public let estimatedRemaining: Duration?
 
+    /// Whether the report is one of a few coarse milestones, each worth showing (legacy serial DFU reports the bytes
+    /// the device acknowledged every 10 %), rather than one of a stream to throttle.
+    public var isMilestone: Bool { style == .legacySerial }
+
     package enum Style: Sendable, Equatable {
         case standard
         /// Legacy serial DFU's acknowledged-bytes progress, with its own JSON members.

@@ -1,8 +1,11 @@
 import BlueZ
+import DFUController
 import NRFLoaderKit
+import SMP
 
 // What the simulate and simulate-serial commands still take from the engine's `package` declarations, kept out of
-// the files of the commands that are clients of the public library. It goes when those commands are converted too.
+// the files of the commands that are clients of the public library (upload, scan and the shared helpers). It goes
+// when those commands are converted too.
 
 extension ExitStatus {
     /// The status of an engine error that reached the top of a command without passing through the public library
@@ -12,4 +15,21 @@ extension ExitStatus {
         if error is BlueZError { return .unavailable }
         return nil
     }
+}
+
+extension EngineOptions {
+    /// The DFU engine's policy.
+    var configuration: DFUConfiguration { updateOptions.dfuConfiguration }
+}
+
+extension SMPOptions {
+    /// The upload policy from these options and the engine's `--timeout` and `--retries`.
+    func configuration(_ engine: EngineOptions) -> SMPUploadConfiguration {
+        updateOptions(engine).smpConfiguration
+    }
+}
+
+extension SimulatedParameters {
+    /// The parameters as the simulated SMP device takes them.
+    var parameters: MCUmgrParameters { MCUmgrParameters(bufferSize: bufferSize, bufferCount: bufferCount) }
 }
