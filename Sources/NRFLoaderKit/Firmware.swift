@@ -104,6 +104,26 @@ public struct Firmware: Sendable {
         }
     }
 
+    /// The images an nRF5 DFU update of this firmware sends, in order, with the size of each init packet: what a
+    /// program shows before updating several devices with it.
+    ///
+    /// Init packets are generated as for a device that may speak either protocol (the ``FirmwareOptions`` choose),
+    /// and signatures are checked with ``FirmwareOptions/verificationKeyFile``, so that this fails as an update
+    /// would, before any device is touched.
+    ///
+    /// - Returns: The parts, as each device's ``UpdateEvent/begin(_:)`` names them.
+    /// - Throws: ``UpdateError``: MCUboot firmware (``isMCUboot``), a bad key, init packet field or signature.
+    public func dfuParts() throws(UpdateError) -> [UpdatePlan.Part] {
+        let input = try UpdateError.wrapping { try dfuInput(defaultProtocol: nil) }
+        return DFUSession.plan(input, target: "").parts
+    }
+
+    /// The signed MCUboot image of firmware that is one lone image (not an nRF Connect SDK package), or `nil`.
+    public var mcubootImage: MCUbootImageInfo? {
+        guard case .mcuboot(let input) = content, !input.isPackage, let only = input.images.first else { return nil }
+        return MCUbootImageInfo(image: only.image, key: nil)
+    }
+
     /// The firmware as nRF5 DFU takes it, with init packets generated for `defaultProtocol` when the options name
     /// none (`nil`: both protocols, the device decides), and signatures checked with the verification key.
     ///
