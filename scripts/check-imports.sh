@@ -61,5 +61,31 @@ while IFS= read -r line; do
     esac
 done < <(grep -rhoE '^\s*(@[A-Za-z_]+\s+)?((public|internal|private|fileprivate|package)\s+)?import\s+[A-Za-z_]+' \
     Sources/nrfloader || true)
+# Stricter, per file: a converted command-line file is a client of the public API alone (issue 21). It imports only
+# the library products' public modules, ArgumentParser and the system's modules, never an engine module, whose
+# declarations are `package` (scripts/cli-as-client.sh proves the rest: that no `package` declaration is used). The
+# simulate and simulate-serial commands are not converted yet; their files, and SimulateSupport.swift (what they
+# still take from the engine through the converted upload options), are exempt until they are.
+cli_public="ArgumentParser Foundation FoundationEssentials Glibc Synchronization"
+cli_public="$cli_public NRFLoaderKit NRFLoaderSimulator NRFLoaderSerial NRFLoaderBlueZ"
+for file in Sources/nrfloader/*.swift; do
+    case $(basename "$file") in
+    SimulateCommand*.swift | SimulateSerialCommand*.swift | SimulateRenderer.swift | SMPSimulateRenderer.swift | \
+        SimulatorOptions.swift | SimulateSupport.swift)
+        continue
+        ;;
+    esac
+    while IFS= read -r line; do
+        module=${line##* }
+        case " $cli_public " in
+        *" $module "*) ;;
+        *)
+            echo "$file: imports $module; a converted CLI file imports only the library's public modules: $line" >&2
+            status=1
+            ;;
+        esac
+    done < <(grep -hoE '^\s*(@[A-Za-z_]+\s+)?((public|internal|private|fileprivate|package)\s+)?import\s+[A-Za-z_]+' \
+        "$file" || true)
+done
 [ $status = 0 ] && echo "module rules: ok" >&2
 exit $status
