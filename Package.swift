@@ -88,25 +88,27 @@ let package = Package(
         .target(
             name: "NRFLoaderSimulator",
             dependencies: [
-                "NRFLoaderKit", "DFUController", "DFUTargetAdapter", "DFUSimulator", "DFUPackage", "DFUSigning",
-                "FirmwareInput", "MCUbootImage", "MCUbootPackage", "SMP", "SMPSimulator", "SMPTargetAdapter",
+                "NRFLoaderKit", "Checksums", "DFUController", "DFUTargetAdapter", "DFUSimulator", "DFUPackage",
+                "DFUSigning", "FirmwareInput", "MCUbootImage", "MCUbootPackage", "SMP", "SMPSimulator",
+                "SMPTargetAdapter",
             ],
             swiftSettings: strictSwift6
         ),
         .target(
             name: "NRFLoaderSerial",
             dependencies: [
-                "NRFLoaderKit", "DFUController", "DFUTargetAdapter", "FirmwareInput", "SerialLine", "SerialDFU", "SMP",
-                "SMPSerial",
-                "SMPTargetAdapter",
+                "NRFLoaderKit", "NRFLoaderSimulator", "DFUController", "DFUSimulator", "DFUTargetAdapter",
+                "FirmwareInput",
+                "SerialLine", "SerialDFU", "SerialSimulator", "SMP", "SMPSerial", "SMPSimulator", "SMPTargetAdapter",
             ],
             swiftSettings: strictSwift6
         ),
         .target(
             name: "NRFLoaderBlueZ",
             dependencies: [
-                "NRFLoaderKit", "BlueZ", "BlueZTransport", "DBus", "DFUController", "DFUTargetAdapter", "SMP",
-                "SMPBlueZ", "SMPTargetAdapter",
+                "NRFLoaderKit", "NRFLoaderSimulator", "BlueZ", "BlueZTransport", "DBus", "DFUController",
+                "DFUSimulator",
+                "DFUTargetAdapter", "SimulatedPeripheral", "SMP", "SMPBlueZ", "SMPSimulator", "SMPTargetAdapter",
             ],
             swiftSettings: strictSwift6
         ),
@@ -284,6 +286,14 @@ let package = Package(
             swiftSettings: strictSwift6),
         .testTarget(
             name: "NRFLoaderKitTests", dependencies: ["NRFLoaderKit", "NRFLoaderSimulator", "TestSupport"],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "NRFLoaderSerialTests",
+            dependencies: ["NRFLoaderKit", "NRFLoaderSerial", "NRFLoaderSimulator", "TestSupport"],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "NRFLoaderBlueZTests",
+            dependencies: ["NRFLoaderKit", "NRFLoaderBlueZ", "NRFLoaderSimulator"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "CLITests",

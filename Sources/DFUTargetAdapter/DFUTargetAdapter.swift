@@ -36,13 +36,13 @@ package struct DFUTargetAdapter<Transport: GATTTransport>: Sendable {
     /// - Parameter onEvent: Receives phases, progress and log lines as they happen.
     /// - Returns: What the device confirmed, or why the update failed.
     package func run(onEvent: (DFUSessionEvent) -> Void) async -> Outcome {
-        var meter = RateMeter()
+        var reporter = ProgressReporter()
         let driver = MachineDriver(link: GATTDriverLink(transport: transport), connectionFallback: .seconds(30))
         let outcome = await driver.run(
             controllerTemplate,
             report: { action, now in
                 switch action {
-                case .progress(let progress): onEvent(meter.report(progress, at: now))
+                case .progress(let progress): onEvent(reporter.report(progress, at: now))
                 case .log(let line): onEvent(.log(line))
                 default: preconditionFailure("\(action) is not a report")
                 }

@@ -19,7 +19,7 @@ package enum DFUSession {
     ///   - describeLink: How the link carried the update, once the device was reached.
     ///   - onEvent: Every event.
     /// - Returns: What the device confirmed.
-    /// - Throws: ``UpdateError`` wrapping an ``UploadFailure``.
+    /// - Throws: ``UpdateError`` wrapping an ``UpdateFailure``.
     package static func run<Transport: GATTTransport>(
         _ firmware: FirmwareInput, to address: BluetoothAddress, named targetName: String, over transport: Transport,
         configuration: DFUConfiguration, describeLink: (@Sendable () -> String)? = nil,
@@ -45,7 +45,7 @@ package enum DFUSession {
             onEvent(.result(result))
             return result
         case .failed(let error, let reached):
-            throw UpdateError(UploadFailure(error: error, deviceWasReached: reached))
+            throw UpdateError(UpdateFailure(.dfu(error), deviceWasReached: reached))
         }
     }
 

@@ -7,7 +7,7 @@ import HexConverter
 import MCUbootImage
 import MCUbootPackage
 import PackageBuilder
-package import SMP
+import SMP
 
 /// Why an update, or the loading of its firmware, failed: the message `nrfloader` prints after `Error:`, and the
 /// exit status it exits with.
@@ -40,10 +40,10 @@ public struct UpdateError: Error, Sendable, CustomStringConvertible {
         underlying = error
         message = "\(error)"
         exitStatus = status ?? ExitStatus.of(error) ?? .software
-        switch error {
-        case let failure as UploadFailure: self.deviceWasReached = failure.deviceWasReached
-        case let failure as SMPUploadFailure: self.deviceWasReached = failure.deviceWasReached
-        default: self.deviceWasReached = deviceWasReached
+        if let failure = error as? UpdateFailure {
+            self.deviceWasReached = failure.deviceWasReached
+        } else {
+            self.deviceWasReached = deviceWasReached
         }
     }
 
@@ -81,35 +81,12 @@ extension ExitStatus {
         case CatalogError.unknownID: .noInput
         case FirmwareInputError.missingOption: .usage
         case FirmwareInputError.mcubootImage: .usage
-        case let error as UploadFailure: error.exitStatus
-        case let error as SMPUploadFailure: error.exitStatus
+        case let error as UpdateFailure: error.exitStatus
         case let error as PackageBuilderError: error.isUsage ? .usage : .dataError
         case is HexConverterError, is CatalogError, is FirmwareInputError, is DFUSigningError, is DFUPackageError,
             is MCUbootImageError, is MCUbootPackageError:
             .dataError
         default: nil
-        }
-    }
-}
-
-/// An SMP update that did not reach the asked-for state, with its exit status.
-package struct SMPUploadFailure: Error, Sendable, CustomStringConvertible {
-    package var error: SMPUploadError
-    package var deviceWasReached: Bool
-
-    package init(error: SMPUploadError, deviceWasReached: Bool) {
-        self.error = error
-        self.deviceWasReached = deviceWasReached
-    }
-
-    package var description: String { "\(error)" }
-
-    package var exitStatus: ExitStatus {
-        switch error {
-        case .cancelled: .interrupted
-        case .rejected, .protocolViolation, .unexpectedState: .protocolError
-        case .timedOut, .reconnectsExhausted, .unanswered, .stalled: .temporaryFailure
-        case .transport(let failure): failure.exitStatus(deviceWasReached: deviceWasReached)
         }
     }
 }

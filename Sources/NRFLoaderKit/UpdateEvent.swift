@@ -1,5 +1,6 @@
 package import DFUController
 package import DFUTargetAdapter
+package import DeviceLink
 package import SMP
 
 /// Something that happened during an update: the same events, in the same order, as the JSON Lines that
@@ -33,7 +34,11 @@ public enum UpdateEvent: Sendable {
         case .begin(let plan): plan.json
         case .phase(let progress):
             .event(
-                "phase", ["phase": .string(progress.phase), "part": .int(progress.part), "parts": .int(progress.parts)])
+                "phase",
+                [
+                    "phase": .string(progress.phase.description), "part": .int(progress.part),
+                    "parts": .int(progress.parts),
+                ])
         case .progress(let progress): .event("progress", progress.jsonMembers)
         case .log(let message), .link(let message): .event("log", ["message": .string(message)])
         case .result(let summary): summary.json
@@ -94,8 +99,8 @@ public struct UpdatePlan: Sendable {
 
 /// Where an update stands: the ``UpdateEvent/phase(_:)`` and ``UpdateEvent/progress(_:)`` events.
 public struct UpdateProgress: Sendable, Equatable {
-    /// The phase: `connecting`, `entering bootloader`, `sending init packet`, `sending firmware` or `validating`.
-    public let phase: String
+    /// The phase, typed for both protocols; its description is the word the command line prints.
+    public let phase: UpdatePhase
     /// The part (image) being sent, from 1.
     public let part: Int
     /// How many parts the update has.
@@ -106,9 +111,11 @@ public struct UpdateProgress: Sendable, Equatable {
     public let bytesConfirmed: Int
     /// The part's size in bytes.
     public let totalBytes: Int
-    /// The transfer rate over the part so far, once known.
+    /// The average transfer rate over the part so far, in confirmed bytes per second, once known.
     public let bytesPerSecond: Double?
-    /// The time left for the part at that rate, once known.
+    /// The current transfer rate, over about the last second, once known.
+    public let currentBytesPerSecond: Double?
+    /// The time left for the part at the average rate, once known.
     public let estimatedRemaining: Duration?
 
     /// Whether the report is one of a few coarse milestones, each worth showing (legacy serial DFU reports the bytes
@@ -124,25 +131,40 @@ public struct UpdateProgress: Sendable, Equatable {
     package let style: Style
 
     package init(_ report: DFUProgressReport) {
-        phase = report.phase.description
+        phase = UpdatePhase(report.phase)
         part = report.part
         parts = report.partCount
         bytesSent = report.bytesSent
         bytesConfirmed = report.bytesConfirmed
         totalBytes = report.totalBytes
         bytesPerSecond = report.bytesPerSecond
+        currentBytesPerSecond = report.currentBytesPerSecond
         estimatedRemaining = report.estimatedRemaining
         style = .standard
     }
 
+    package init(_ progress: SMPProgress, reading: RateMeter.Reading) {
+        phase = UpdatePhase(progress.phase)
+        part = progress.part
+        parts = progress.parts
+        bytesSent = progress.bytesSent
+        bytesConfirmed = progress.bytesConfirmed
+        totalBytes = progress.totalBytes
+        bytesPerSecond = reading.averageBytesPerSecond
+        currentBytesPerSecond = reading.currentBytesPerSecond
+        estimatedRemaining = reading.estimatedRemaining
+        style = .standard
+    }
+
     package init(legacySerialPart part: Int, of parts: Int, acknowledged: Int, total: Int) {
-        phase = DFUPhase.sendingFirmware.description
+        phase = .sendingFirmware
         self.part = part
         self.parts = parts
         bytesSent = acknowledged
         bytesConfirmed = acknowledged
         totalBytes = total
         bytesPerSecond = nil
+        currentBytesPerSecond = nil
         estimatedRemaining = nil
         style = .legacySerial
     }
@@ -152,7 +174,7 @@ public struct UpdateProgress: Sendable, Equatable {
             return ["part": .int(part), "bytes_sent": .int(bytesSent), "bytes_total": .int(totalBytes)]
         }
         return [
-            "part": .int(part), "parts": .int(parts), "phase": .string(phase),
+            "part": .int(part), "parts": .int(parts), "phase": .string(phase.description),
             "bytes_sent": .int(bytesSent), "bytes_confirmed": .int(bytesConfirmed), "total_bytes": .int(totalBytes),
             "bytes_per_second": .optional(bytesPerSecond) { .int(Int($0.rounded())) },
             "eta_ms": .optional(estimatedRemaining) { .int($0.milliseconds) },

@@ -92,13 +92,14 @@ package enum SerialPorts {
         case 1: return candidates[0].path
         case 0:
             throw UpdateError(
-                UploadFailure(
-                    error: .transport(
-                        TransportFailure(
-                            operation: .connect, kind: .deviceNotFound,
-                            cause:
-                                "--port auto: no Nordic or Adafruit USB serial port found (see nrfloader scan --serial)"
-                        )),
+                UpdateFailure(
+                    .dfu(
+                        .transport(
+                            TransportFailure(
+                                operation: .connect, kind: .deviceNotFound,
+                                cause:
+                                    "--port auto: no Nordic or Adafruit USB serial port found (see nrfloader scan --serial)"
+                            ))),
                     deviceWasReached: false))
         default:
             let paths = candidates.map(\.path).joined(separator: ", ")
@@ -119,8 +120,8 @@ package enum SerialPorts {
             do throws(SerialPortError) { try SerialSMPTransport.checkAccess(transport) } catch {
                 if case .notFound(let path) = error { throw UpdateError(FileFailure.inputMissing(path: path)) }
                 throw UpdateError(
-                    SMPExchangeFailure(
-                        error: .transport(LinkError(.unavailable, error.description)),
+                    UpdateFailure(
+                        .smpCommand(.transport(LinkError(.unavailable, error.description))),
                         deviceWasReached: false))
             }
             return SerialSMPTransport(options: transport)
@@ -131,8 +132,8 @@ package enum SerialPorts {
     package static func openFailure(_ error: SerialPortError) -> UpdateError {
         if case .notFound(let path) = error { return UpdateError(FileFailure.inputMissing(path: path)) }
         return UpdateError(
-            UploadFailure(
-                error: .transport(TransportFailure(operation: .connect, kind: .unavailable, cause: error.description)),
+            UpdateFailure(
+                .dfu(.transport(TransportFailure(operation: .connect, kind: .unavailable, cause: error.description))),
                 deviceWasReached: false))
     }
 }

@@ -114,14 +114,17 @@ final class FleetRenderer: Sendable {
                 state.devices[index].confirmedEarlierParts += previous.totalBytes
             }
             state.devices[index].report = report
-            state.devices[index].state = report.phase
+            state.devices[index].state = report.phase.description
             let device = state.devices[index]
             switch mode {
             case .json:
                 Console.json(
                     object(
                         "phase", device,
-                        ["phase": .string(report.phase), "part": .int(report.part), "parts": .int(report.parts)]))
+                        [
+                            "phase": .string(report.phase.description), "part": .int(report.part),
+                            "parts": .int(report.parts),
+                        ]))
                 Console.json(progress(device, report))
             case .lines:
                 line(device, "part \(report.part)/\(report.parts): \(report.phase) (\(report.totalBytes) bytes)")

@@ -61,7 +61,7 @@ final class SMPFleetRenderer: Sendable {
                 if mode == .json {
                     Console.json(object("phase", devices[index], Self.members(report)))
                 } else {
-                    line(devices[index], report.phase)
+                    line(devices[index], report.phase.description)
                 }
             case .update(.progress(let report)):
                 devices[index].bytesUploaded = report.bytesConfirmed
