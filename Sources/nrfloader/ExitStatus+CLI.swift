@@ -8,7 +8,7 @@ extension ExitStatus {
         case let error as UpdateError: self = error.exitStatus
         case let error as ToolError: self = error.exitStatus
         case is FleetTargetListError: self = .usage
-        default: self = Self.engineStatus(of: error) ?? .software
+        default: self = .software
         }
     }
 
