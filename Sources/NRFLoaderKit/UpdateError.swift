@@ -47,6 +47,24 @@ public struct UpdateError: Error, Sendable, CustomStringConvertible {
         }
     }
 
+    /// A failure met outside the library, reported through it: a ``ConversionOutput`` that cannot write, say.
+    ///
+    /// The library passes such an error on unchanged, so that its message and exit status reach the caller as they
+    /// were thrown.
+    ///
+    /// - Parameters:
+    ///   - message: The one-line message, such as `'out.bin': write failed: no space left on device`.
+    ///   - exitStatus: The exit status it maps to.
+    public init(_ message: String, exitStatus: ExitStatus) {
+        self.init(Reported(message: message), status: exitStatus)
+    }
+
+    /// A failure reported with ``init(_:exitStatus:)``: its message alone.
+    private struct Reported: Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
+    }
+
     /// Runs `body`, turning whatever it throws into an update error.
     package static func wrapping<T>(_ body: () throws -> T) throws(UpdateError) -> T {
         do { return try body() } catch { throw UpdateError(error) }
@@ -59,7 +77,7 @@ extension ExitStatus {
     package static func of(_ error: any Error) -> ExitStatus? {
         switch error {
         case let error as UpdateError: error.exitStatus
-        case let error as ToolError: error.exitStatus
+        case let error as FileFailure: error.exitStatus
         case CatalogError.unknownID: .noInput
         case FirmwareInputError.missingOption: .usage
         case FirmwareInputError.mcubootImage: .usage

@@ -27,7 +27,9 @@ public enum UpdateEvent: Sendable {
     /// `schema` and `event` members.
     public var json: String { jsonValue.text }
 
-    package var jsonValue: JSONValue {
+    /// The event as the ``JSONValue`` object ``json`` prints: for a program that adds members of its own (a fleet's
+    /// `device`) before printing it.
+    public var jsonValue: JSONValue {
         switch self {
         case .begin(let plan): plan.json
         case .phase(let progress):
@@ -62,6 +64,14 @@ public struct UpdatePlan: Sendable {
         public let type: String
         /// The image's size in bytes.
         public let size: Int
+        /// The size of its init packet in bytes (nRF5 DFU); 0 for SMP, which sends none.
+        public let initPacketSize: Int
+
+        package init(type: String, size: Int, initPacketSize: Int = 0) {
+            self.type = type
+            self.size = size
+            self.initPacketSize = initPacketSize
+        }
     }
 
     /// The input's name: a path, `<stdin>`, a catalog id or the name given with the bytes.
@@ -107,6 +117,10 @@ public struct UpdateProgress: Sendable, Equatable {
     public let currentBytesPerSecond: Double?
     /// The time left for the part at the average rate, once known.
     public let estimatedRemaining: Duration?
+
+    /// Whether the report is one of a few coarse milestones, each worth showing (legacy serial DFU reports the bytes
+    /// the device acknowledged every 10 %), rather than one of a stream to throttle.
+    public var isMilestone: Bool { style == .legacySerial }
 
     package enum Style: Sendable, Equatable {
         case standard
@@ -183,13 +197,20 @@ public struct UpdateSummary: Sendable {
         /// The sentence a terminal shows for it, such as
         /// `part 1/1: application confirmed by the device: 24580 bytes, CRC-32 0x1a2b3c4d`.
         public let summary: String
+        /// The nRF5 DFU protocol that sent the image over Bluetooth or a serial port (Secure or legacy), or `nil`
+        /// for SMP and legacy serial DFU.
+        public let dfuProtocol: FirmwareOptions.DFUProtocol?
 
-        package init(name: String, bytesConfirmed: Int, crc32: UInt32?, hash: [UInt8]?, summary: String) {
+        package init(
+            name: String, bytesConfirmed: Int, crc32: UInt32?, hash: [UInt8]?, summary: String,
+            dfuProtocol: FirmwareOptions.DFUProtocol? = nil
+        ) {
             self.name = name
             self.bytesConfirmed = bytesConfirmed
             self.crc32 = crc32
             self.hash = hash
             self.summary = summary
+            self.dfuProtocol = dfuProtocol
         }
     }
 
@@ -215,6 +236,53 @@ public struct UpdateSummary: Sendable {
         self.elapsed = elapsed
         self.json = json
         self.detail = detail
+    }
+
+    /// What an SMP update left on the device, as the device's image state showed it at the end; `nil` for nRF5 DFU.
+    public var smpOutcome: SMPUpdateOutcome? {
+        guard case .smp(let result) = detail else { return nil }
+        return SMPUpdateOutcome(result)
+    }
+}
+
+/// Where an SMP update left its image: the ``UpdateSummary/smpOutcome`` of a completed update.
+public struct SMPUpdateOutcome: Sendable {
+    /// How an image stands, in the device's words.
+    public enum State: String, Sendable, CaseIterable {
+        /// Running and confirmed.
+        case confirmed
+        /// Running in test mode: MCUboot reverts it on the next reset unless it is confirmed.
+        case testing
+        /// In the secondary slot, pending a permanent swap on the next reset (`upload-only` of an image signed with
+        /// `imgtool --confirm`).
+        case pendingPermanent = "pending permanent"
+        /// In the secondary slot, pending a test swap on the next reset.
+        case pendingTest = "pending test"
+        /// In the secondary slot, with no swap requested.
+        case uploaded
+    }
+
+    /// How the image stands (with several images: the first one's).
+    public let state: State
+    /// The slot that holds it, as the device reported it (with several images: the first one's).
+    public let slot: ImageSlot
+    /// Image bytes the device acknowledged in this session (0 when it already held the image), all images together.
+    public let bytesUploaded: Int
+    /// How many times the link was re-established during the update.
+    public let reconnects: Int
+
+    init(_ result: SMPUploadResult) {
+        state =
+            switch result.outcome {
+            case .confirmed: .confirmed
+            case .testing: .testing
+            case .pendingPermanent: .pendingPermanent
+            case .pendingTest: .pendingTest
+            case .uploaded: .uploaded
+            }
+        slot = ImageSlot(result.slot)
+        bytesUploaded = result.bytesUploaded
+        reconnects = result.reconnects
     }
 }
 

@@ -79,7 +79,7 @@ struct LegacySerialUpdate {
     private static func failure(_ failure: LegacySerialSession.Failure) -> UpdateError {
         let kind: LinkError.Kind
         switch failure {
-        case .port(.notFound(let path)): return UpdateError(ToolError.inputMissing(path: path))
+        case .port(.notFound(let path)): return UpdateError(FileFailure.inputMissing(path: path))
         case .cancelled: return UpdateError(UpdateFailure(.dfu(.cancelled), deviceWasReached: true))
         case .port: kind = .unavailable
         case .protocolFailure(.noAnswer):

@@ -84,7 +84,7 @@ package enum SerialPorts {
     /// `auto` is the one Nordic or Adafruit USB serial port plugged in; anything else is a path.
     package static func resolve(_ requested: String) throws(UpdateError) -> String {
         guard requested == "auto" else {
-            guard access(requested, F_OK) == 0 else { throw UpdateError(ToolError.inputMissing(path: requested)) }
+            guard access(requested, F_OK) == 0 else { throw UpdateError(FileFailure.inputMissing(path: requested)) }
             return requested
         }
         let candidates = lister.dfuCandidates()
@@ -118,7 +118,7 @@ package enum SerialPorts {
         { _ throws(UpdateError) in
             let transport = smpOptions(path: try resolve(port), options)
             do throws(SerialPortError) { try SerialSMPTransport.checkAccess(transport) } catch {
-                if case .notFound(let path) = error { throw UpdateError(ToolError.inputMissing(path: path)) }
+                if case .notFound(let path) = error { throw UpdateError(FileFailure.inputMissing(path: path)) }
                 throw UpdateError(
                     UpdateFailure(
                         .smpCommand(.transport(LinkError(.unavailable, error.description))),
@@ -130,7 +130,7 @@ package enum SerialPorts {
 
     /// A port that cannot be opened: a missing one is a missing input (66), a busy or forbidden one unavailable (69).
     package static func openFailure(_ error: SerialPortError) -> UpdateError {
-        if case .notFound(let path) = error { return UpdateError(ToolError.inputMissing(path: path)) }
+        if case .notFound(let path) = error { return UpdateError(FileFailure.inputMissing(path: path)) }
         return UpdateError(
             UpdateFailure(
                 .dfu(.transport(TransportFailure(operation: .connect, kind: .unavailable, cause: error.description))),

@@ -155,7 +155,7 @@ struct SimulateCommand: AsyncParsableCommand {
         device.name = name
         device.smpSlotSize = smpSlotSize
         device.smpImageCount = smpImages
-        device.smpParameters = simSmpParams.map { ($0.parameters.bufferSize, $0.parameters.bufferCount) }
+        device.smpParameters = simSmpParams.map { ($0.bufferSize, $0.bufferCount) }
         return device
     }
 

@@ -45,7 +45,7 @@ struct SimulatorOptions: ParsableArguments {
         if let folder {
             directory += "/" + folder
             if mkdir(directory, 0o755) != 0, errno != EEXIST {
-                throw ToolError.cannotCreateOutput(path: directory, reason: InputFile.describeErrno())
+                throw ToolError.cannotCreateOutput(path: directory, reason: ToolError.describeErrno())
             }
         }
         for image in images {
@@ -67,11 +67,11 @@ struct SimulatorOptions: ParsableArguments {
     /// - Throws: ``ToolError/cannotCreateOutput(path:reason:)``.
     static func makeImageDirectory(_ directory: String) throws {
         if mkdir(directory, 0o755) != 0, errno != EEXIST {
-            throw ToolError.cannotCreateOutput(path: directory, reason: InputFile.describeErrno())
+            throw ToolError.cannotCreateOutput(path: directory, reason: ToolError.describeErrno())
         }
         var information = stat()
         guard stat(directory, &information) == 0 else {
-            throw ToolError.cannotCreateOutput(path: directory, reason: InputFile.describeErrno())
+            throw ToolError.cannotCreateOutput(path: directory, reason: ToolError.describeErrno())
         }
         guard information.st_mode & S_IFMT == S_IFDIR else {
             throw ToolError.cannotCreateOutput(path: directory, reason: "not a directory")
