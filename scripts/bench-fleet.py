@@ -8,6 +8,10 @@ Two settings:
   `nrfloader simulate --flash instant` per device, each on its own peripheral adapter (fresh for every
   measurement: a completed DFU leaves the simulated device in its new application).
 
+BENCH_FLEET_QUIRKS (comma-separated) starts the rig with those bluetoothd 5.66 quirks (Tests/Rig/bluezoo_rig.py), e.g.
+`unsignalled-services-resolved`, with which a device's services are seen resolved only at the next property re-read
+(about 1 s after `Connect` answers), as on real bluetoothd, where resolution follows the link.
+
 Each count is measured ROUNDS times, the counts taking turns within a round, and the median is printed. COUNTS (comma-separated, default 1,2,4,8) picks the
 device counts; 1 is always measured, since every ratio is to it.
 
@@ -130,9 +134,12 @@ def bench_rig(nrfloader, rounds):
             adapters = ["-a", "00:11:22:33:44:01"]
             for index in range(max(COUNTS)):
                 adapters += ["-a", peripheral_address(index)]
+            quirks = []
+            for quirk in filter(None, os.environ.get("BENCH_FLEET_QUIRKS", "").split(",")):
+                quirks += ["--quirk", quirk]
             zoo = subprocess.Popen(
                 [VENV_PYTHON, os.path.join(ROOT, "Tests/Rig/bluezoo_rig.py"), "--auto-enable", "--scan-interval", "1"]
-                + adapters, env=env, stdout=log, stderr=log)
+                + adapters + quirks, env=env, stdout=log, stderr=log)
             children.append(zoo)
             for _ in range(100):
                 probe = subprocess.run(
