@@ -120,26 +120,27 @@ public final class BluetoothFleet: Sendable {
                 OptionError(message: "adapter '\(adapter ?? "")' is not one of the fleet's"), status: .usage)
         }
         let client = client
-        return UpdateTarget(description: address, lane: chosen.interfaceName) {
-            firmware, updateOptions, onEvent throws(UpdateError) in
-            var options = options
-            options.adapter = chosen.interfaceName
+        var onAdapter = options
+        onAdapter.adapter = chosen.interfaceName
+        let options = onAdapter
+        let label = "\(parsed) via \(chosen.interfaceName)"
+        let dfu: UpdateTarget.Run = { firmware, updateOptions, onEvent throws(UpdateError) in
             let transportOptions = BluetoothDevices.transportOptions(options, update: updateOptions)
-            let label = "\(parsed) via \(chosen.interfaceName)"
-            guard firmware.isMCUboot else {
-                let input = try UpdateError.wrapping { try firmware.dfuInput(defaultProtocol: nil) }
-                // One transport per device on the fleet's one client (and its one D-Bus connection).
-                let transport: BlueZGATTTransport
-                do {
-                    transport = try await BlueZGATTTransport.open(
-                        client: client, adapter: chosen, options: transportOptions)
-                } catch {
-                    throw UpdateError(error, status: .unavailable)
-                }
-                return try await DFUSession.run(
-                    input, to: parsed, named: label, over: transport, configuration: updateOptions.dfuConfiguration,
-                    onEvent: onEvent)
+            let input = try UpdateError.wrapping { try firmware.dfuInput(defaultProtocol: nil) }
+            // One transport per device on the fleet's one client (and its one D-Bus connection).
+            let transport: BlueZGATTTransport
+            do {
+                transport = try await BlueZGATTTransport.open(
+                    client: client, adapter: chosen, options: transportOptions)
+            } catch {
+                throw UpdateError(error, status: .unavailable)
             }
+            return try await DFUSession.run(
+                input, to: parsed, named: label, over: transport, configuration: updateOptions.dfuConfiguration,
+                onEvent: onEvent)
+        }
+        let smp: UpdateTarget.Run = { firmware, updateOptions, onEvent throws(UpdateError) in
+            let transportOptions = BluetoothDevices.transportOptions(options, update: updateOptions)
             // An SMP session gets a client of its own, so that its discovery session is its own.
             let gatt: BlueZGATTTransport
             do {
@@ -157,6 +158,7 @@ public final class BluetoothFleet: Sendable {
                 over: BlueZSMPTransport(gatt: gatt, request: ConnectionRequest(address: parsed)),
                 configuration: configuration, onEvent: onEvent)
         }
+        return UpdateTarget(description: address, lane: chosen.interfaceName, dfu: dfu, smp: smp)
     }
 
     /// Runs `fleet` while every adapter of this fleet keeps scanning.

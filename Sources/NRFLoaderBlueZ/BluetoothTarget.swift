@@ -37,24 +37,16 @@ extension UpdateTarget {
         do { _ = try BluetoothAddress(parsing: address) } catch {
             throw UpdateError(error, status: .usage)
         }
-        return UpdateTarget(
-            description: address, lane: options.adapter ?? "default",
-            openManagementLink: BluetoothDevices.managementLink(address: address, name: nil, options: options)
-        ) { firmware, updateOptions, onEvent throws(UpdateError) in
-            try await BluetoothUpdate(address: address, name: nil, options: options, update: updateOptions)
-                .run(firmware, onEvent)
-        }
+        return BluetoothUpdate.target(
+            description: address, address: address, name: nil, options: options,
+            openManagementLink: BluetoothDevices.managementLink(address: address, name: nil, options: options))
     }
 
     /// The one Bluetooth LE device advertising exactly `name`, searched for through BlueZ (an error if several do).
     public static func bluetooth(name: String, options: BluetoothOptions = BluetoothOptions()) -> UpdateTarget {
-        UpdateTarget(
-            description: "'\(name)'", lane: options.adapter ?? "default",
-            openManagementLink: BluetoothDevices.managementLink(address: nil, name: name, options: options)
-        ) { firmware, updateOptions, onEvent throws(UpdateError) in
-            try await BluetoothUpdate(address: nil, name: name, options: options, update: updateOptions)
-                .run(firmware, onEvent)
-        }
+        BluetoothUpdate.target(
+            description: "'\(name)'", address: nil, name: name, options: options,
+            openManagementLink: BluetoothDevices.managementLink(address: nil, name: name, options: options))
     }
 }
 
@@ -65,21 +57,46 @@ struct BluetoothUpdate {
     var options: BluetoothOptions
     var update: UpdateOptions
 
-    func run(_ firmware: Firmware, _ onEvent: (UpdateEvent) -> Void) async throws(UpdateError) -> UpdateSummary {
-        // The input first: a bad file fails before any radio work.
-        let input = firmware.isMCUboot ? nil : try UpdateError.wrapping { try firmware.dfuInput(defaultProtocol: nil) }
-        let device = try await BluetoothDevices.open(
+    /// A target reached through BlueZ, carrying both protocols.
+    static func target(
+        description: String, address: String?, name: String?, options: BluetoothOptions,
+        openManagementLink: @escaping UpdateTarget.OpenManagementLink
+    ) -> UpdateTarget {
+        UpdateTarget(
+            description: description, lane: options.adapter ?? "default", openManagementLink: openManagementLink,
+            dfu: { firmware, updateOptions, onEvent throws(UpdateError) in
+                try await BluetoothUpdate(address: address, name: name, options: options, update: updateOptions)
+                    .runDFU(firmware, onEvent)
+            },
+            smp: { firmware, updateOptions, onEvent throws(UpdateError) in
+                try await BluetoothUpdate(address: address, name: name, options: options, update: updateOptions)
+                    .runSMP(firmware, onEvent)
+            })
+    }
+
+    private func openDevice() async throws(UpdateError) -> BluetoothDevices.Opened {
+        try await BluetoothDevices.open(
             target: address, name: name, adapter: options.adapter,
             options: BluetoothDevices.transportOptions(options, update: update),
             nameSearch: BluetoothDevices.searchSeconds(options, update: update))
-        guard let input else {
-            var configuration = update.smpConfiguration
-            if let timeout = update.timeoutSeconds { configuration.connectionTimeout = .seconds(timeout) }
-            return try await SMPSession.run(
-                try firmware.mcubootInput(for: device.label), named: device.label,
-                over: BlueZSMPTransport(gatt: device.transport, request: ConnectionRequest(address: device.address)),
-                configuration: configuration, onEvent: onEvent)
-        }
+    }
+
+    /// SMP to an MCUboot device.
+    func runSMP(_ firmware: Firmware, _ onEvent: (UpdateEvent) -> Void) async throws(UpdateError) -> UpdateSummary {
+        let device = try await openDevice()
+        var configuration = update.smpConfiguration
+        if let timeout = update.timeoutSeconds { configuration.connectionTimeout = .seconds(timeout) }
+        return try await SMPSession.run(
+            try firmware.mcubootInput(for: device.label), named: device.label,
+            over: BlueZSMPTransport(gatt: device.transport, request: ConnectionRequest(address: device.address)),
+            configuration: configuration, onEvent: onEvent)
+    }
+
+    /// nRF5 DFU, Secure or legacy, as the device offers.
+    func runDFU(_ firmware: Firmware, _ onEvent: (UpdateEvent) -> Void) async throws(UpdateError) -> UpdateSummary {
+        // The input first: a bad file fails before any radio work.
+        let input = try UpdateError.wrapping { try firmware.dfuInput(defaultProtocol: nil) }
+        let device = try await openDevice()
         let transport = device.transport
         return try await DFUSession.run(
             input, to: device.address, named: device.label, over: transport,

@@ -44,10 +44,13 @@ extension UpdateTarget {
     /// - Returns: The target; the port is opened when an update runs.
     public static func serial(_ port: String, options: SerialPortOptions = SerialPortOptions()) -> UpdateTarget {
         UpdateTarget(
-            description: port, lane: port, openManagementLink: SerialPorts.managementLink(port: port, options: options)
-        ) { firmware, updateOptions, onEvent throws(UpdateError) in
-            try await SerialUpdate(port: port, options: options, update: updateOptions).run(firmware, onEvent)
-        }
+            description: port, lane: port, openManagementLink: SerialPorts.managementLink(port: port, options: options),
+            dfu: { firmware, updateOptions, onEvent throws(UpdateError) in
+                try await SerialUpdate(port: port, options: options, update: updateOptions).runDFU(firmware, onEvent)
+            },
+            smp: { firmware, updateOptions, onEvent throws(UpdateError) in
+                try await SerialUpdate(port: port, options: options, update: updateOptions).runSMP(firmware, onEvent)
+            })
     }
 }
 
@@ -147,10 +150,8 @@ struct SerialUpdate {
     /// The controller addresses targets by Bluetooth address; a serial target has none, and the transport ignores it.
     private static let placeholderAddress = BluetoothAddress((0, 0, 0, 0, 0, 0))
 
-    func run(_ firmware: Firmware, _ onEvent: (UpdateEvent) -> Void) async throws(UpdateError) -> UpdateSummary {
-        if firmware.isMCUboot {
-            return try await runSMP(firmware.mcubootInput(for: port), path: try SerialPorts.resolve(port), onEvent)
-        }
+    /// Secure serial DFU, or legacy serial DFU for a legacy-only input or when asked for.
+    func runDFU(_ firmware: Firmware, _ onEvent: (UpdateEvent) -> Void) async throws(UpdateError) -> UpdateSummary {
         let input = try UpdateError.wrapping { try firmware.dfuInput(defaultProtocol: .secure) }
         let path = try SerialPorts.resolve(port)
         // Legacy serial when asked for, or when the input only has legacy init packets (an Adafruit package).
@@ -191,9 +192,9 @@ struct SerialUpdate {
 
     /// SMP (MCUmgr) over Zephyr's console framing, to an application with the MCUmgr UART transport or to MCUboot's
     /// serial recovery; every image of a package in one session.
-    private func runSMP(_ input: SMPUpdateInput, path: String, _ onEvent: (UpdateEvent) -> Void)
-        async throws(UpdateError) -> UpdateSummary
-    {
+    func runSMP(_ firmware: Firmware, _ onEvent: (UpdateEvent) -> Void) async throws(UpdateError) -> UpdateSummary {
+        let input = try firmware.mcubootInput(for: port)
+        let path = try SerialPorts.resolve(port)
         if options.touchBaudRate != nil {
             throw UpdateError(
                 OptionError(message: "--touch does not apply to an MCUboot image: '\(path)' is spoken to over SMP"),

@@ -151,11 +151,17 @@ public final class SimulatedTarget: Sendable {
     public var target: UpdateTarget {
         let openManagementLink: UpdateTarget.OpenManagementLink? =
             kind == .smp ? { @Sendable _ throws(UpdateError) in try self.managementTransport() } : nil
-        return UpdateTarget(
-            description: options.name ?? kind.targetName, lane: "sim", openManagementLink: openManagementLink
-        ) { firmware, updateOptions, onEvent throws(UpdateError) in
-            try await self.update(firmware, updateOptions, onEvent)
+        // A simulated device speaks one protocol: the nRF5 bootloaders DFU, the MCUboot device SMP.
+        let dfu: UpdateTarget.Run = { firmware, updateOptions, onEvent throws(UpdateError) in
+            try await self.updateDFU(firmware, updateOptions, onEvent)
         }
+        let smp: UpdateTarget.Run = { firmware, updateOptions, onEvent throws(UpdateError) in
+            try await self.updateSMP(firmware, updateOptions, faults: try self.faultPlan(), onEvent)
+        }
+        let isDFU = kind.dfuKind != nil
+        return UpdateTarget(
+            description: options.name ?? kind.targetName, lane: "sim", openManagementLink: openManagementLink,
+            dfu: isDFU ? dfu : nil, smp: isDFU ? nil : smp)
     }
 
     /// The link management requests go over: to the device the last update left, or to a new default device, kept.
@@ -231,13 +237,11 @@ public final class SimulatedTarget: Sendable {
 
     private var speed: Double? { options.speed > 0 ? options.speed : nil }
 
-    private func update(_ firmware: Firmware, _ updateOptions: UpdateOptions, _ onEvent: (UpdateEvent) -> Void)
+    private func updateDFU(_ firmware: Firmware, _ updateOptions: UpdateOptions, _ onEvent: (UpdateEvent) -> Void)
         async throws(UpdateError) -> UpdateSummary
     {
         let faults = try faultPlan()
-        guard let dfuKind = kind.dfuKind else {
-            return try await updateSMP(firmware, updateOptions, faults: faults, onEvent)
-        }
+        guard let dfuKind = kind.dfuKind else { preconditionFailure("a DFU update of the \(kind.rawValue) device") }
         let input = try UpdateError.wrapping { try firmware.dfuInput(defaultProtocol: nil) }
         let device = makeDevice(SimulatorSetup.configuration(dfuKind, for: input, faults: faults))
         // One timeout model (issue 23): the simulated link's ATT wait is the response timeout, as BlueZ's is.
