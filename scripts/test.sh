@@ -32,6 +32,11 @@ bash scripts/docs-check.sh
 stage "examples (scripts/examples.sh)"
 bash scripts/examples.sh
 
+# The command line is a client of the public library only: its sources, copied unchanged into a package of their own
+# that depends on this one by path, build, and the binary prints what this package's binary prints.
+stage "command line as a client (scripts/cli-as-client.sh)"
+bash scripts/cli-as-client.sh
+
 # The public API against the last release (API-BASELINE, its dumps committed in API/baselines/): seconds.
 stage "API-breakage check (scripts/api-check.sh)"
 bash scripts/api-check.sh
