@@ -14,6 +14,21 @@ package struct RateMeter: Sendable {
         package var currentBytesPerSecond: Double?
         /// The time left for the part at the average speed, `nil` while unknown.
         package var estimatedRemaining: Duration?
+
+        /// Creates a reading.
+        ///
+        /// - Parameters:
+        ///   - averageBytesPerSecond: The average speed.
+        ///   - currentBytesPerSecond: The current speed.
+        ///   - estimatedRemaining: The time left.
+        package init(
+            averageBytesPerSecond: Double? = nil, currentBytesPerSecond: Double? = nil,
+            estimatedRemaining: Duration? = nil
+        ) {
+            self.averageBytesPerSecond = averageBytesPerSecond
+            self.currentBytesPerSecond = currentBytesPerSecond
+            self.estimatedRemaining = estimatedRemaining
+        }
     }
 
     /// How far back the current speed looks.

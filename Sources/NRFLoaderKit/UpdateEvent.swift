@@ -131,42 +131,41 @@ public struct UpdateProgress: Sendable, Equatable {
     package let style: Style
 
     package init(_ report: DFUProgressReport) {
-        phase = UpdatePhase(report.phase)
-        part = report.part
-        parts = report.partCount
-        bytesSent = report.bytesSent
-        bytesConfirmed = report.bytesConfirmed
-        totalBytes = report.totalBytes
-        bytesPerSecond = report.bytesPerSecond
-        currentBytesPerSecond = report.currentBytesPerSecond
-        estimatedRemaining = report.estimatedRemaining
-        style = .standard
+        self.init(
+            phase: UpdatePhase(report.phase), part: report.part, parts: report.partCount, bytesSent: report.bytesSent,
+            bytesConfirmed: report.bytesConfirmed, totalBytes: report.totalBytes,
+            reading: RateMeter.Reading(
+                averageBytesPerSecond: report.bytesPerSecond, currentBytesPerSecond: report.currentBytesPerSecond,
+                estimatedRemaining: report.estimatedRemaining))
     }
 
     package init(_ progress: SMPProgress, reading: RateMeter.Reading) {
-        phase = UpdatePhase(progress.phase)
-        part = progress.part
-        parts = progress.parts
-        bytesSent = progress.bytesSent
-        bytesConfirmed = progress.bytesConfirmed
-        totalBytes = progress.totalBytes
+        self.init(
+            phase: UpdatePhase(progress.phase), part: progress.part, parts: progress.parts,
+            bytesSent: progress.bytesSent, bytesConfirmed: progress.bytesConfirmed, totalBytes: progress.totalBytes,
+            reading: reading)
+    }
+
+    private init(
+        phase: UpdatePhase, part: Int, parts: Int, bytesSent: Int, bytesConfirmed: Int, totalBytes: Int,
+        reading: RateMeter.Reading, style: Style = .standard
+    ) {
+        self.phase = phase
+        self.part = part
+        self.parts = parts
+        self.bytesSent = bytesSent
+        self.bytesConfirmed = bytesConfirmed
+        self.totalBytes = totalBytes
         bytesPerSecond = reading.averageBytesPerSecond
         currentBytesPerSecond = reading.currentBytesPerSecond
         estimatedRemaining = reading.estimatedRemaining
-        style = .standard
+        self.style = style
     }
 
     package init(legacySerialPart part: Int, of parts: Int, acknowledged: Int, total: Int) {
-        phase = .sendingFirmware
-        self.part = part
-        self.parts = parts
-        bytesSent = acknowledged
-        bytesConfirmed = acknowledged
-        totalBytes = total
-        bytesPerSecond = nil
-        currentBytesPerSecond = nil
-        estimatedRemaining = nil
-        style = .legacySerial
+        self.init(
+            phase: .sendingFirmware, part: part, parts: parts, bytesSent: acknowledged, bytesConfirmed: acknowledged,
+            totalBytes: total, reading: RateMeter.Reading(), style: .legacySerial)
     }
 
     package var jsonMembers: [String: JSONValue] {

@@ -1,6 +1,6 @@
-/// Builds Intel HEX text for tests: records with correct checksums unless told otherwise.
-import DeviceLink
+package import DeviceLink
 
+/// Builds Intel HEX text for tests: records with correct checksums unless told otherwise.
 package enum HexRecords {
     /// One record line (no line end): `:LLAAAATT…CC`.
     ///
@@ -54,19 +54,6 @@ package enum HexRecords {
     }
 }
 
-/// A small deterministic random number generator (SplitMix64), so generated test inputs repeat for a seed.
-package struct SeededGenerator: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    package init(seed: UInt64) {
-        state = seed
-    }
-
-    package mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// A small deterministic random number generator, so generated test inputs repeat for a seed: DeviceLink's SplitMix64,
+/// the one the fault plans draw from.
+package typealias SeededGenerator = SplitMix64
