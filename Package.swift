@@ -219,7 +219,10 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .target(
-            name: "TestSupport", dependencies: ["DeviceLink"], path: "Tests/TestSupport", swiftSettings: strictSwift6),
+            // The BlueZ rig (a private dbus-daemon with bluezoo) lives here for every suite that needs a bus: hence BlueZ
+            // and DBus.
+            name: "TestSupport", dependencies: ["DeviceLink", "BlueZ", "DBus"], path: "Tests/TestSupport",
+            swiftSettings: strictSwift6),
         .testTarget(name: "DFUPackageTests", dependencies: ["DFUPackage", "TestSupport"], swiftSettings: strictSwift6),
         .testTarget(
             name: "DFUControllerTests",
@@ -260,11 +263,6 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .testTarget(
-            name: "PackageBuilderTests",
-            dependencies: ["TestSupport", "DFUPackage", "DFUSigning", "PackageBuilder"],
-            swiftSettings: strictSwift6
-        ),
-        .testTarget(
             name: "SerialDFUTests",
             dependencies: ["DeviceLink", "SerialDFU", "Checksums", "DFUController", "DFUTargetAdapter", "TestSupport"],
             swiftSettings: strictSwift6),
@@ -286,8 +284,12 @@ let package = Package(
             name: "NRFLoaderKitTests", dependencies: ["NRFLoaderKit", "NRFLoaderSimulator", "TestSupport"],
             swiftSettings: strictSwift6),
         .testTarget(
+            // The one target that launches the built nrfloader (TestPaths.nrfloader); BlueZ/ runs it on the bluezoo rig.
             name: "CLITests",
-            dependencies: ["TestSupport", "Checksums", "DFUPackage", "SMP"],
+            dependencies: [
+                "TestSupport", "Checksums", "DFUPackage", "DFUSigning", "SMP", "NRFLoaderKit", "NRFLoaderSimulator",
+                "BlueZ", "BlueZTransport", "DBus",
+            ],
             swiftSettings: strictSwift6
         ),
     ],

@@ -9,8 +9,6 @@ import Testing
     import Glibc
 #endif
 
-let secureDFUService = "0000fe59-0000-1000-8000-00805f9b34fb"
-
 /// Waits (bounded) for the first event `pick` accepts.
 private func first<Events: AsyncSequence & Sendable, T: Sendable>(
     _ events: Events, within limit: Duration = .seconds(20), _ pick: @escaping @Sendable (BlueZEvent) -> T?
