@@ -254,7 +254,7 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .testTarget(
-            name: "DFUEngineTests",
+            name: "DFUTargetAdapterTests",
             dependencies: [
                 "DeviceLink",
                 "DFUTargetAdapter", "DFUController", "DFUSimulator", "DFUPackage", "DFUSigning", "FirmwareInput",
@@ -263,13 +263,23 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .testTarget(
+            name: "FirmwareInputTests",
+            dependencies: ["FirmwareInput", "DFUController", "DFUPackage", "TestSupport"],
+            swiftSettings: strictSwift6
+        ),
+        .testTarget(
             name: "SerialDFUTests",
             dependencies: ["DeviceLink", "SerialDFU", "Checksums", "DFUController", "DFUTargetAdapter", "TestSupport"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "SMPTests",
+            dependencies: ["DeviceLink", "SMP", "MCUbootImage", "Checksums", "SMPSimulator", "TestSupport"],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "SMPTargetAdapterTests",
             dependencies: [
-                "DeviceLink", "SMP", "MCUbootImage", "SMPTargetAdapter", "SMPSimulator", "DFUSimulator", "TestSupport",
+                "DeviceLink", "SMP", "MCUbootImage", "Checksums", "SMPTargetAdapter", "SMPSimulator", "DFUSimulator",
+                "TestSupport",
             ],
             swiftSettings: strictSwift6),
         .testTarget(
