@@ -248,11 +248,10 @@ let package = Package(
             dependencies: ["DFUSigning", "DFUPackage", "TestSupport"],
             swiftSettings: strictSwift6
         ),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "BlueZ", "TestSupport"], swiftSettings: strictSwift6),
         .testTarget(
-            name: "BlueZTransportTests",
-            dependencies: ["BlueZ", "BlueZTransport", "DBus", "DFUTargetAdapter", "DFUController", "TestSupport"],
-            swiftSettings: strictSwift6
-        ),
+            name: "BlueZTests", dependencies: ["BlueZ", "DBus", "DFUController", "TestSupport"],
+            swiftSettings: strictSwift6),
         .testTarget(
             name: "DFUTargetAdapterTests",
             dependencies: [
