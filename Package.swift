@@ -223,6 +223,7 @@ let package = Package(
             // and DBus.
             name: "TestSupport", dependencies: ["DeviceLink", "BlueZ", "DBus"], path: "Tests/TestSupport",
             swiftSettings: strictSwift6),
+        .testTarget(name: "DeviceLinkTests", dependencies: ["DeviceLink"], swiftSettings: strictSwift6),
         .testTarget(name: "DFUPackageTests", dependencies: ["DFUPackage", "TestSupport"], swiftSettings: strictSwift6),
         .testTarget(
             name: "DFUControllerTests",
