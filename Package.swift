@@ -271,6 +271,7 @@ let package = Package(
             name: "SerialDFUTests",
             dependencies: ["DeviceLink", "SerialDFU", "Checksums", "DFUController", "DFUTargetAdapter", "TestSupport"],
             swiftSettings: strictSwift6),
+        .testTarget(name: "SerialLineTests", dependencies: ["SerialLine"], swiftSettings: strictSwift6),
         .testTarget(
             name: "SMPTests",
             dependencies: ["DeviceLink", "SMP", "MCUbootImage", "Checksums", "SMPSimulator", "TestSupport"],
