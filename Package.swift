@@ -268,6 +268,11 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .testTarget(
+            name: "PackageBuilderTests", dependencies: ["PackageBuilder", "TestSupport"], swiftSettings: strictSwift6),
+        .testTarget(
+            name: "BootloaderSettingsTests", dependencies: ["BootloaderSettings", "PackageBuilder", "TestSupport"],
+            swiftSettings: strictSwift6),
+        .testTarget(
             name: "SerialDFUTests",
             dependencies: ["DeviceLink", "SerialDFU", "Checksums", "DFUController", "DFUTargetAdapter", "TestSupport"],
             swiftSettings: strictSwift6),
