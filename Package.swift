@@ -278,6 +278,10 @@ let package = Package(
             swiftSettings: strictSwift6),
         .testTarget(name: "SerialLineTests", dependencies: ["SerialLine"], swiftSettings: strictSwift6),
         .testTarget(
+            name: "SerialSimulatorTests",
+            dependencies: ["SerialSimulator", "SerialDFU", "SerialLine", "DFUSimulator"],
+            swiftSettings: strictSwift6),
+        .testTarget(
             name: "SMPTests",
             dependencies: ["DeviceLink", "SMP", "MCUbootImage", "Checksums", "SMPSimulator", "TestSupport"],
             swiftSettings: strictSwift6),
@@ -287,6 +291,9 @@ let package = Package(
                 "DeviceLink", "SMP", "MCUbootImage", "Checksums", "SMPTargetAdapter", "SMPSimulator", "DFUSimulator",
                 "TestSupport",
             ],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "SMPSimulatorTests", dependencies: ["SMPSimulator", "SMP", "MCUbootImage", "DeviceLink"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "SMPSerialTests", dependencies: ["DeviceLink", "SMPSerial", "SMP", "SMPTargetAdapter"],
