@@ -307,6 +307,15 @@ let package = Package(
             name: "NRFLoaderKitTests", dependencies: ["NRFLoaderKit", "NRFLoaderSimulator", "TestSupport"],
             swiftSettings: strictSwift6),
         .testTarget(
+            name: "NRFLoaderSimulatorTests", dependencies: ["NRFLoaderSimulator", "NRFLoaderKit"],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "NRFLoaderSerialTests",
+            dependencies: ["NRFLoaderSerial", "NRFLoaderKit", "SerialSimulator", "DFUSimulator", "TestSupport"],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "NRFLoaderBlueZTests", dependencies: ["NRFLoaderBlueZ", "NRFLoaderKit"], swiftSettings: strictSwift6),
+        .testTarget(
             // The one target that launches the built nrfloader (TestPaths.nrfloader); BlueZ/ runs it on the bluezoo rig.
             name: "CLITests",
             dependencies: [
