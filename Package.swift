@@ -254,6 +254,13 @@ let package = Package(
             name: "BlueZTests", dependencies: ["BlueZ", "DBus", "DFUController", "TestSupport"],
             swiftSettings: strictSwift6),
         .testTarget(
+            name: "SimulatedPeripheralTests",
+            dependencies: [
+                "SimulatedPeripheral", "BlueZ", "BlueZTransport", "DFUSimulator", "DFUController", "DFUTargetAdapter",
+                "DFUPackage", "DeviceLink", "TestSupport",
+            ],
+            swiftSettings: strictSwift6),
+        .testTarget(
             name: "DFUTargetAdapterTests",
             dependencies: [
                 "DeviceLink",
@@ -297,6 +304,13 @@ let package = Package(
             swiftSettings: strictSwift6),
         .testTarget(
             name: "SMPSerialTests", dependencies: ["DeviceLink", "SMPSerial", "SMP", "SMPTargetAdapter"],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "SMPBlueZTests",
+            dependencies: [
+                "SMPBlueZ", "SMPTargetAdapter", "SMP", "SMPSimulator", "SimulatedPeripheral", "BlueZ", "BlueZTransport",
+                "DFUSimulator", "DeviceLink", "MCUbootImage", "TestSupport",
+            ],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "MCUbootImageTests", dependencies: ["MCUbootImage", "TestSupport"], swiftSettings: strictSwift6),

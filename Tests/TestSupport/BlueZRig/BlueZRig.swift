@@ -190,3 +190,13 @@ package func withDeadline<T: Sendable>(
         return first
     }
 }
+
+/// How long an in-process rig test waits for a served peripheral to register: generous, because the whole test run
+/// shares two cores, and tests that wait for a child process synchronously can hold the cooperative pool's threads
+/// for many seconds, during which nothing async in this process runs.
+package let rigWait: Duration = .seconds(120)
+
+/// The connection deadline of an in-process rig test: BlueZTransport sets up one link at a time per adapter path and
+/// process (its ConnectionGate), and every rig's central is hci0, so the set-ups of concurrent suites queue behind
+/// each other; and ``rigWait``'s reason applies.
+package let rigConnectionTimeout: Duration = .seconds(180)
