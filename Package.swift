@@ -254,6 +254,14 @@ let package = Package(
             name: "BlueZTests", dependencies: ["BlueZ", "DBus", "DFUController", "TestSupport"],
             swiftSettings: strictSwift6),
         .testTarget(
+            name: "BlueZTransportTests",
+            dependencies: [
+                "BlueZTransport", "BlueZ", "DFUTargetAdapter", "DFUController", "DFUSimulator", "SimulatedPeripheral",
+                "DeviceLink", "TestSupport",
+            ],
+            swiftSettings: strictSwift6
+        ),
+        .testTarget(
             name: "SimulatedPeripheralTests",
             dependencies: [
                 "SimulatedPeripheral", "BlueZ", "BlueZTransport", "DFUSimulator", "DFUController", "DFUTargetAdapter",
