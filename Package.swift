@@ -40,38 +40,14 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "nrfloader",
+            // A client of the library's public API alone (issue 21): the same dependencies a package of its own would
+            // have (scripts/cli-as-client.sh builds it as one), so it reaches none of the engine's modules.
             dependencies: [
-                "DeviceLink",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 "NRFLoaderKit",
                 "NRFLoaderSimulator",
                 "NRFLoaderSerial",
                 "NRFLoaderBlueZ",
-                "HexConverter",
-                "Checksums",
-                "Catalog",
-                "FirmwareInput",
-                "DFUController",
-                "DFUTargetAdapter",
-                "DFUSimulator",
-                "DFUPackage",
-                "DFUSigning",
-                "PackageBuilder",
-                "BootloaderSettings",
-                "BlueZ",
-                "BlueZTransport",
-                "DBus",
-                "SimulatedPeripheral",
-                "SerialLine",
-                "SerialDFU",
-                "SerialSimulator",
-                "BuildInfo",
-                "SMP",
-                "MCUbootImage",
-                "SMPTargetAdapter",
-                "SMPSimulator",
-                "SMPBlueZ",
-                "MCUbootPackage",
             ],
             swiftSettings: strictSwift6
         ),
@@ -88,25 +64,27 @@ let package = Package(
         .target(
             name: "NRFLoaderSimulator",
             dependencies: [
-                "NRFLoaderKit", "DFUController", "DFUTargetAdapter", "DFUSimulator", "DFUPackage", "DFUSigning",
-                "FirmwareInput", "MCUbootImage", "MCUbootPackage", "SMP", "SMPSimulator", "SMPTargetAdapter",
+                "NRFLoaderKit", "Checksums", "DFUController", "DFUTargetAdapter", "DFUSimulator", "DFUPackage",
+                "DFUSigning", "FirmwareInput", "MCUbootImage", "MCUbootPackage", "SMP", "SMPSimulator",
+                "SMPTargetAdapter",
             ],
             swiftSettings: strictSwift6
         ),
         .target(
             name: "NRFLoaderSerial",
             dependencies: [
-                "NRFLoaderKit", "DFUController", "DFUTargetAdapter", "FirmwareInput", "SerialLine", "SerialDFU", "SMP",
-                "SMPSerial",
-                "SMPTargetAdapter",
+                "NRFLoaderKit", "NRFLoaderSimulator", "DFUController", "DFUSimulator", "DFUTargetAdapter",
+                "FirmwareInput",
+                "SerialLine", "SerialDFU", "SerialSimulator", "SMP", "SMPSerial", "SMPSimulator", "SMPTargetAdapter",
             ],
             swiftSettings: strictSwift6
         ),
         .target(
             name: "NRFLoaderBlueZ",
             dependencies: [
-                "NRFLoaderKit", "BlueZ", "BlueZTransport", "DBus", "DFUController", "DFUTargetAdapter", "SMP",
-                "SMPBlueZ", "SMPTargetAdapter",
+                "NRFLoaderKit", "NRFLoaderSimulator", "BlueZ", "BlueZTransport", "DBus", "DFUController",
+                "DFUSimulator",
+                "DFUTargetAdapter", "SimulatedPeripheral", "SMP", "SMPBlueZ", "SMPSimulator", "SMPTargetAdapter",
             ],
             swiftSettings: strictSwift6
         ),
@@ -333,10 +311,14 @@ let package = Package(
             swiftSettings: strictSwift6),
         .testTarget(
             name: "NRFLoaderSerialTests",
-            dependencies: ["NRFLoaderSerial", "NRFLoaderKit", "SerialSimulator", "DFUSimulator", "TestSupport"],
+            dependencies: [
+                "NRFLoaderKit", "NRFLoaderSerial", "NRFLoaderSimulator", "SerialSimulator", "DFUSimulator",
+                "TestSupport",
+            ],
             swiftSettings: strictSwift6),
         .testTarget(
-            name: "NRFLoaderBlueZTests", dependencies: ["NRFLoaderBlueZ", "NRFLoaderKit"], swiftSettings: strictSwift6),
+            name: "NRFLoaderBlueZTests", dependencies: ["NRFLoaderKit", "NRFLoaderBlueZ", "NRFLoaderSimulator"],
+            swiftSettings: strictSwift6),
         .testTarget(
             // The one target that launches the built nrfloader (TestPaths.nrfloader); BlueZ/ runs it on the bluezoo rig.
             name: "CLITests",

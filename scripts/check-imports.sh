@@ -61,5 +61,23 @@ while IFS= read -r line; do
     esac
 done < <(grep -rhoE '^\s*(@[A-Za-z_]+\s+)?((public|internal|private|fileprivate|package)\s+)?import\s+[A-Za-z_]+' \
     Sources/nrfloader || true)
+# Stricter, per file: the command line is a client of the public API alone (issue 21). Each file of Sources/nrfloader
+# imports only the library products' public modules, ArgumentParser and the system's modules, never an engine module,
+# whose declarations are `package` (scripts/cli-as-client.sh proves the rest: that no `package` declaration is used).
+cli_public="ArgumentParser Foundation FoundationEssentials Glibc Synchronization"
+cli_public="$cli_public NRFLoaderKit NRFLoaderSimulator NRFLoaderSerial NRFLoaderBlueZ"
+for file in Sources/nrfloader/*.swift; do
+    while IFS= read -r line; do
+        module=${line##* }
+        case " $cli_public " in
+        *" $module "*) ;;
+        *)
+            echo "$file: imports $module; the command line imports only the library's public modules: $line" >&2
+            status=1
+            ;;
+        esac
+    done < <(grep -hoE '^\s*(@[A-Za-z_]+\s+)?((public|internal|private|fileprivate|package)\s+)?import\s+[A-Za-z_]+' \
+        "$file" || true)
+done
 [ $status = 0 ] && echo "module rules: ok" >&2
 exit $status

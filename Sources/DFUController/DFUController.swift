@@ -1,4 +1,4 @@
-/// The sans-IO DFU state machine: events in, ``DFUAction``s out (style §19–21).
+/// The sans-IO DFU state machine: events in, `DFUAction`s out (style §19–21).
 ///
 /// The controller never reads a clock, sleeps or touches Bluetooth. Its driver (the adapter) feeds it events with
 /// the time since the session started and performs the returned actions in order. See the DocC page for the
@@ -223,7 +223,7 @@ package struct DFUController: Sendable {
         }
     }
 
-    /// Reports the value of a ``DFUAction/read(_:)``.
+    /// Reports the value of a `DFUAction/read(_:)`.
     ///
     /// - Parameters:
     ///   - value: The characteristic's value.

@@ -1,4 +1,5 @@
 package import DFUController
+package import DeviceLink
 
 /// What the adapter publishes while an update runs: the library's progress API, which the CLI renders.
 package enum DFUSessionEvent: Sendable, Equatable {
@@ -28,7 +29,9 @@ package struct DFUProgressReport: Sendable, Equatable {
     package var elapsed: Duration
     /// Confirmed bytes per second over this part so far, `nil` until there is something to divide.
     package var bytesPerSecond: Double?
-    /// The time left for this part at the current rate, `nil` while unknown.
+    /// Confirmed bytes per second over about the last second, `nil` while unknown.
+    package var currentBytesPerSecond: Double?
+    /// The time left for this part at the average rate, `nil` while unknown.
     package var estimatedRemaining: Duration?
 
     /// Creates a report.
@@ -36,14 +39,8 @@ package struct DFUProgressReport: Sendable, Equatable {
     /// - Parameters:
     ///   - progress: The controller's progress values.
     ///   - elapsed: Time since the session started.
-    ///   - bytesPerSecond: The measured rate.
-    ///   - estimatedRemaining: The estimated time left for the part.
-    package init(
-        _ progress: DFUProgress,
-        elapsed: Duration,
-        bytesPerSecond: Double?,
-        estimatedRemaining: Duration?
-    ) {
+    ///   - reading: The measured speeds and the estimated time left for the part.
+    package init(_ progress: DFUProgress, elapsed: Duration, reading: RateMeter.Reading) {
         phase = progress.phase
         part = progress.part
         partCount = progress.partCount
@@ -51,40 +48,25 @@ package struct DFUProgressReport: Sendable, Equatable {
         bytesConfirmed = progress.bytesConfirmed
         totalBytes = progress.totalBytes
         self.elapsed = elapsed
-        self.bytesPerSecond = bytesPerSecond
-        self.estimatedRemaining = estimatedRemaining
+        bytesPerSecond = reading.averageBytesPerSecond
+        currentBytesPerSecond = reading.currentBytesPerSecond
+        estimatedRemaining = reading.estimatedRemaining
     }
 }
 
-/// Turns the controller's progress actions into reports with a rate and an estimate.
-///
-/// The rate is measured per part from the first progress report of its data phase, so connection set-up and the
-/// init packet do not dilute it.
-struct RateMeter {
-    private var partStart: (part: Int, time: Duration, bytes: Int)?
+/// Turns the controller's progress actions into reports with the speeds and an estimate, and tells a new phase (or
+/// part) from more progress in the same one.
+struct ProgressReporter {
+    private var meter = RateMeter()
     private var lastPhase: (phase: DFUPhase, part: Int)?
 
     mutating func report(_ progress: DFUProgress, at now: Duration) -> DFUSessionEvent {
         let isNewPhase = lastPhase.map { $0.phase != progress.phase || $0.part != progress.part } ?? true
         lastPhase = (progress.phase, progress.part)
-        if progress.phase == .sendingFirmware, partStart?.part != progress.part {
-            partStart = (progress.part, now, progress.bytesConfirmed)
-        }
-        var rate: Double?
-        var remaining: Duration?
-        if let start = partStart, start.part == progress.part, now > start.time {
-            let seconds =
-                Double((now - start.time).components.seconds)
-                + Double((now - start.time).components.attoseconds) / 1e18
-            let moved = progress.bytesConfirmed - start.bytes
-            if moved > 0 {
-                let bytesPerSecond = Double(moved) / seconds
-                rate = bytesPerSecond
-                let left = Double(max(0, progress.totalBytes - progress.bytesConfirmed)) / bytesPerSecond
-                remaining = .milliseconds(Int64((left * 1000).rounded()))
-            }
-        }
-        let report = DFUProgressReport(progress, elapsed: now, bytesPerSecond: rate, estimatedRemaining: remaining)
+        let reading = meter.measure(
+            part: progress.part, isTransferring: progress.phase == .sendingFirmware,
+            bytesConfirmed: progress.bytesConfirmed, totalBytes: progress.totalBytes, at: now)
+        let report = DFUProgressReport(progress, elapsed: now, reading: reading)
         return isNewPhase ? .phase(report) : .progress(report)
     }
 }

@@ -1,7 +1,7 @@
 package import DFUController
 import DeviceLink
 
-/// The I/O shell around `DFUController`: performs its actions on a ``GATTTransport``, feeds back what happened,
+/// The I/O shell around `DFUController`: performs its actions on a `GATTTransport`, feeds back what happened,
 /// and keeps its timers on the transport's clock.
 ///
 /// It makes no protocol decision (style §23): every `if` about the update lives in the controller. One task runs
@@ -12,7 +12,7 @@ package struct DFUTargetAdapter<Transport: GATTTransport>: Sendable {
     package enum Outcome: Sendable, Equatable {
         /// Every part was confirmed by the device.
         case completed(DFUSummary)
-        /// The controller gave up. A transport failure is inside the error, typed (``LinkError.Kind``);
+        /// The controller gave up. A transport failure is inside the error, typed (`LinkError.Kind`);
         /// `deviceWasReached` says whether any connection to the device succeeded (the controller's record), so a
         /// caller can tell a device that vanished from one never found without looking at progress events.
         case failed(DFUError, deviceWasReached: Bool)
@@ -31,18 +31,18 @@ package struct DFUTargetAdapter<Transport: GATTTransport>: Sendable {
         self.controllerTemplate = controller
     }
 
-    /// Runs the update to its end on the one ``MachineDriver``.
+    /// Runs the update to its end on the one `MachineDriver`.
     ///
     /// - Parameter onEvent: Receives phases, progress and log lines as they happen.
     /// - Returns: What the device confirmed, or why the update failed.
     package func run(onEvent: (DFUSessionEvent) -> Void) async -> Outcome {
-        var meter = RateMeter()
+        var reporter = ProgressReporter()
         let driver = MachineDriver(link: GATTDriverLink(transport: transport), connectionFallback: .seconds(30))
         let outcome = await driver.run(
             controllerTemplate,
             report: { action, now in
                 switch action {
-                case .progress(let progress): onEvent(meter.report(progress, at: now))
+                case .progress(let progress): onEvent(reporter.report(progress, at: now))
                 case .log(let line): onEvent(.log(line))
                 default: preconditionFailure("\(action) is not a report")
                 }

@@ -1,7 +1,7 @@
 package import DFUController
 package import DeviceLink
 
-/// A ``GATTTransport`` as the link ``MachineDriver`` runs `DFUController` on: GATT operations in, notifications and
+/// A `GATTTransport` as the link `MachineDriver` runs `DFUController` on: GATT operations in, notifications and
 /// link loss out.
 package struct GATTDriverLink<Transport: GATTTransport>: DriverLink {
     /// The transport.

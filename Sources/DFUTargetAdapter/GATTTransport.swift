@@ -1,7 +1,7 @@
 package import DFUController
 package import DeviceLink
 
-/// A Bluetooth LE central's view of one DFU target: what ``DFUTargetAdapter`` needs from BlueZ, and what the
+/// A Bluetooth LE central's view of one DFU target: what `DFUTargetAdapter` needs from BlueZ, and what the
 /// simulator provides in memory.
 ///
 /// The transport does no protocol work: it finds and connects to a device, discovers the DFU characteristics,
@@ -11,8 +11,8 @@ package import DeviceLink
 /// - One task (the adapter's) calls the methods, one at a time.
 /// - Notifications and link loss that happen at any moment are queued and handed out, in order, by
 ///   `nextEvent(until:)`; link loss is reported there exactly once as `GATTEvent.disconnected(reason:)`, also
-///   after ``disconnect()``. An operation that fails because the link dropped throws
-///   ``LinkError/linkLost(_:)``.
+///   after `disconnect()`. An operation that fails because the link dropped throws
+///   `LinkError/linkLost(_:)`.
 /// - Only `nextEvent(until:)` reacts to task cancellation (it returns `nil` early). Every other operation runs to
 ///   its end or its own error, so that the clean-up writes a cancelled update needs (Abort, Reset) still go out.
 /// - A new `connect(_:deadline:)` rediscovers services: a GATT cache is never trusted across a device reset.
@@ -30,14 +30,14 @@ package protocol GATTTransport: Sendable {
     ///   - request: The address to look for, or the alternative address, or the advertised name.
     ///   - deadline: When to give up, retries included.
     /// - Returns: The connection's ATT MTU and the DFU characteristics found.
-    /// - Throws: ``LinkError``.
+    /// - Throws: `LinkError`.
     func connect(_ request: ConnectionRequest, deadline: SessionClock.Instant) async throws(LinkError)
         -> GATTConnection
 
     /// Enables notifications (or indications) on a characteristic, waiting for the CCCD write to complete.
     ///
     /// - Parameter characteristic: The characteristic.
-    /// - Throws: ``LinkError``.
+    /// - Throws: `LinkError`.
     func enableNotifications(_ characteristic: DFUCharacteristic) async throws(LinkError)
 
     /// Writes a value with response (ATT Write Request) and waits for the response.
@@ -45,18 +45,18 @@ package protocol GATTTransport: Sendable {
     /// - Parameters:
     ///   - characteristic: The characteristic.
     ///   - value: The value, at most ATT MTU − 3 bytes.
-    /// - Throws: ``LinkError``.
+    /// - Throws: `LinkError`.
     func write(_ characteristic: DFUCharacteristic, _ value: [UInt8]) async throws(LinkError)
 
     /// Writes values without response (ATT Write Commands), in order; returns when they are handed to the link.
     ///
-    /// A later ``write(_:_:)`` must not overtake packets still queued here (testrig.md: the control point write
+    /// A later `write(_:_:)` must not overtake packets still queued here (testrig.md: the control point write
     /// that asks for a checksum must reach the device after the data it covers).
     ///
     /// - Parameters:
     ///   - characteristic: The characteristic.
     ///   - packets: The values, each at most ATT MTU − 3 bytes.
-    /// - Throws: ``LinkError``.
+    /// - Throws: `LinkError`.
     func writeWithoutResponse(_ characteristic: DFUCharacteristic, _ packets: [[UInt8]])
         async throws(LinkError)
 
@@ -64,7 +64,7 @@ package protocol GATTTransport: Sendable {
     ///
     /// - Parameter characteristic: The characteristic.
     /// - Returns: The value.
-    /// - Throws: ``LinkError``.
+    /// - Throws: `LinkError`.
     func read(_ characteristic: DFUCharacteristic) async throws(LinkError) -> [UInt8]
 
     /// Drops the connection; the link loss then comes out of `nextEvent(until:)`.
@@ -74,7 +74,7 @@ package protocol GATTTransport: Sendable {
     ///
     /// - Parameter deadline: When to stop waiting.
     /// - Returns: The event, or `nil` when the deadline passed (or the task was cancelled) first.
-    /// - Throws: ``LinkError`` when the transport itself broke (not for link loss, which is an event).
+    /// - Throws: `LinkError` when the transport itself broke (not for link loss, which is an event).
     func nextEvent(until deadline: SessionClock.Instant) async throws(LinkError) -> GATTEvent?
 }
 

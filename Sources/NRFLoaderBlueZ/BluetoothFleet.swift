@@ -93,9 +93,9 @@ public final class BluetoothFleet: Sendable {
         }
         guard !found.isEmpty else {
             throw UpdateError(
-                ToolError.deviceNameNotFound(
-                    name: pattern, adapter: adapters.joined(separator: ","),
-                    seconds: Int(duration.components.seconds)))
+                DeviceNameFailure.notFound(
+                    name: pattern, adapter: adapters.joined(separator: ","), seconds: Int(duration.components.seconds)),
+                status: .unavailable)
         }
         return Array(found.prefix(wanted))
     }

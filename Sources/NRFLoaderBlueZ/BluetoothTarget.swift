@@ -188,14 +188,52 @@ package enum BluetoothDevices {
         } while matches.isEmpty && started.duration(to: .now) < .seconds(limit)
         switch matches.count {
         case 0:
-            throw ToolError.deviceNameNotFound(name: name, adapter: adapter.interfaceName, seconds: max(limit, 3))
+            throw UpdateError(
+                DeviceNameFailure.notFound(name: name, adapter: adapter.interfaceName, seconds: max(limit, 3)),
+                status: .unavailable)
         case 1:
             return matches[0].address
         default:
             let listed = matches.map { device in
                 device.rssi.map { "\(device.address) (RSSI \($0))" } ?? device.address.description
             }
-            throw ToolError.ambiguousDeviceName(name: name, adapter: adapter.interfaceName, devices: listed)
+            throw UpdateError(
+                DeviceNameFailure.ambiguous(name: name, adapter: adapter.interfaceName, devices: listed),
+                status: .usage)
+        }
+    }
+}
+
+/// No device, or more than one, advertised the name a target was asked for by.
+///
+/// The messages keep `nrfloader`'s words (its `--wait` and `--target` options), which its tests pin.
+struct DeviceNameFailure: Error, CustomStringConvertible {
+    private enum Kind {
+        case notFound(seconds: Int)
+        case ambiguous(devices: [String])
+    }
+
+    private var name: String
+    private var adapter: String
+    private var kind: Kind
+
+    /// No device advertising `name` was seen on `adapter` in `seconds`.
+    static func notFound(name: String, adapter: String, seconds: Int) -> Self {
+        Self(name: name, adapter: adapter, kind: .notFound(seconds: seconds))
+    }
+
+    /// Several devices advertise `name` on `adapter`: each `ADDRESS (RSSI)`.
+    static func ambiguous(name: String, adapter: String, devices: [String]) -> Self {
+        Self(name: name, adapter: adapter, kind: .ambiguous(devices: devices))
+    }
+
+    var description: String {
+        switch kind {
+        case .notFound(let seconds):
+            "no device advertising the name '\(name)' seen on \(adapter) in \(seconds) s (--wait waits longer)"
+        case .ambiguous(let devices):
+            "\(devices.count) devices advertise the name '\(name)' on \(adapter): \(devices.joined(separator: ", ")); "
+                + "choose one with --target ADDRESS"
         }
     }
 }

@@ -8,6 +8,8 @@ public protocol ConversionOutput: AnyObject {
     /// Appends `bytes` to the output.
     ///
     /// - Parameter bytes: The next piece of the image; valid only during the call.
-    /// - Throws: Whatever the output meets; the conversion stops and throws it as an ``UpdateError``.
+    /// - Throws: Whatever the output meets; the conversion stops and throws it as an ``UpdateError``. Throw an
+    ///   ``UpdateError`` (``UpdateError/init(_:exitStatus:)``) to choose its message and exit status; any other error
+    ///   ends as ``ExitStatus/software``.
     func write(_ bytes: UnsafeBufferPointer<UInt8>) throws
 }

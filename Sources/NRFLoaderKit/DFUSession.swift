@@ -19,7 +19,7 @@ package enum DFUSession {
     ///   - describeLink: How the link carried the update, once the device was reached.
     ///   - onEvent: Every event.
     /// - Returns: What the device confirmed.
-    /// - Throws: ``UpdateError`` wrapping an ``UploadFailure``.
+    /// - Throws: ``UpdateError`` wrapping an ``UpdateFailure``.
     package static func run<Transport: GATTTransport>(
         _ firmware: FirmwareInput, to address: BluetoothAddress, named targetName: String, over transport: Transport,
         configuration: DFUConfiguration, describeLink: (@Sendable () -> String)? = nil,
@@ -45,7 +45,7 @@ package enum DFUSession {
             onEvent(.result(result))
             return result
         case .failed(let error, let reached):
-            throw UpdateError(UploadFailure(error: error, deviceWasReached: reached))
+            throw UpdateError(UpdateFailure(.dfu(error), deviceWasReached: reached))
         }
     }
 
@@ -67,7 +67,10 @@ package enum DFUSession {
         let sizes = parts.map { "\($0.imageType) \($0.image.count) bytes" }.joined(separator: ", ")
         return UpdatePlan(
             input: firmware.name, target: target, updateProtocol: "dfu",
-            parts: parts.map { UpdatePlan.Part(type: $0.imageType.description, size: $0.image.count) },
+            parts: parts.map {
+                UpdatePlan.Part(
+                    type: $0.imageType.description, size: $0.image.count, initPacketSize: $0.initPacket.count)
+            },
             summary: "uploading \(firmware.name) to \(target): \(sizes)", json: json)
     }
 
@@ -87,7 +90,8 @@ package enum DFUSession {
             return UpdateSummary.Part(
                 name: part.imageType.description, bytesConfirmed: part.bytesConfirmed, crc32: part.crc32, hash: nil,
                 summary: "part \(index + 1)/\(summary.parts.count): \(part.imageType) confirmed by the device: "
-                    + "\(part.bytesConfirmed) bytes\(crc)")
+                    + "\(part.bytesConfirmed) bytes\(crc)",
+                dfuProtocol: part.dfuProtocol == .secure ? .secure : .legacy)
         }
         return UpdateSummary(
             parts: parts, elapsed: elapsed,

@@ -44,18 +44,6 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
         case .interrupted: "interrupted (Ctrl-C or SIGTERM), after cleaning up"
         }
     }
-
-    /// The table printed at the end of `nrfloader --help`.
-    package static var helpTable: String {
-        "EXIT STATUS:\n"
-            + allCases.map { "  \(String($0.rawValue).leftPadded(to: 3))  \($0.meaning)" }.joined(separator: "\n")
-    }
-}
-
-extension String {
-    package func leftPadded(to width: Int) -> String {
-        String(repeating: " ", count: max(0, width - count)) + self
-    }
 }
 
 extension LinkError {

@@ -104,10 +104,30 @@ public struct Firmware: Sendable {
         }
     }
 
+    /// The images an nRF5 DFU update of this firmware sends, in order, with the size of each init packet: what a
+    /// program shows before updating several devices with it.
+    ///
+    /// Init packets are generated as for a device that may speak either protocol (the ``FirmwareOptions`` choose),
+    /// and signatures are checked with ``FirmwareOptions/verificationKeyFile``, so that this fails as an update
+    /// would, before any device is touched.
+    ///
+    /// - Returns: The parts, as each device's ``UpdateEvent/begin(_:)`` names them.
+    /// - Throws: ``UpdateError``: MCUboot firmware (``isMCUboot``), a bad key, init packet field or signature.
+    public func dfuParts() throws(UpdateError) -> [UpdatePlan.Part] {
+        let input = try UpdateError.wrapping { try dfuInput(defaultProtocol: nil) }
+        return DFUSession.plan(input, target: "").parts
+    }
+
+    /// The signed MCUboot image of firmware that is one lone image (not an nRF Connect SDK package), or `nil`.
+    public var mcubootImage: MCUbootImageInfo? {
+        guard case .mcuboot(let input) = content, !input.isPackage, let only = input.images.first else { return nil }
+        return MCUbootImageInfo(image: only.image, key: nil)
+    }
+
     /// The firmware as nRF5 DFU takes it, with init packets generated for `defaultProtocol` when the options name
     /// none (`nil`: both protocols, the device decides), and signatures checked with the verification key.
     ///
-    /// - Throws: The input's own parse and signature errors, and ``ToolError`` for a key file.
+    /// - Throws: The input's own parse and signature errors, and ``FileFailure`` for a key file.
     package func dfuInput(defaultProtocol: FirmwareInput.ProtocolFamily?) throws -> FirmwareInput {
         if case .mcuboot = content { throw FirmwareInputError.mcubootImage(id: name) }
         let generation = try options.generationOptions(defaultProtocol: defaultProtocol)
@@ -129,19 +149,19 @@ public struct Firmware: Sendable {
     /// The firmware as SMP takes it, for a target named `target` that speaks nothing else.
     ///
     /// - Throws: For an nRF5 DFU input: the MCUboot parser's message for a file that is neither, else
-    ///   ``ToolError/dfuInputForSMPTarget(input:target:)``.
+    ///   the input's name and the target's, with a usage status.
     package func mcubootInput(for target: String) throws(UpdateError) -> SMPUpdateInput {
         switch content {
         case .mcuboot(let input): return input
         case .catalogEntry:
-            throw UpdateError(ToolError.dfuInputForSMPTarget(input: source, target: target))
+            throw UpdateError(DFUInputForSMPTarget(input: source, target: target), status: .usage)
         case .dfu(let bytes):
             try UpdateError.wrapping {
                 // An nrfutil zip gets the package reader's own message; any other file the image parser's.
                 if bytes.starts(with: [0x50, 0x4B]) { _ = try Self.checkedPackage(bytes, file: name, options) }
                 _ = try Self.checkedMCUbootImage(bytes, file: name, options)
             }
-            throw UpdateError(ToolError.dfuInputForSMPTarget(input: source, target: target))
+            throw UpdateError(DFUInputForSMPTarget(input: source, target: target), status: .usage)
         }
     }
 
@@ -255,7 +275,7 @@ package enum FirmwareCatalogLoader {
             let imagePath = folder.appendingPathComponent(path).path
             do {
                 return try InputFile(path: imagePath).readAll()
-            } catch let error as ToolError {
+            } catch let error as FileFailure {
                 throw ImageReadFailure(reason: error.reason)
             }
         }
@@ -269,5 +289,18 @@ package enum FirmwareCatalogLoader {
     private struct ImageReadFailure: Error, CustomStringConvertible {
         var reason: String
         var description: String { reason }
+    }
+}
+
+/// The input is an nRF5 DFU image and the target speaks SMP only (`sim:smp`).
+///
+/// The message names `nrfloader`'s simulated targets: the one target that speaks SMP alone is its `sim:smp`.
+private struct DFUInputForSMPTarget: Error, CustomStringConvertible {
+    var input: String
+    var target: String
+
+    var description: String {
+        "'\(input)' is an nRF5 DFU image, and \(target) takes MCUboot images over SMP (for nRF5 DFU use --target "
+            + "sim, sim:legacy or sim:buttonless)"
     }
 }

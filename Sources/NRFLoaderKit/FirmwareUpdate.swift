@@ -1,3 +1,5 @@
+import DeviceLink
+
 /// One update: firmware, a device, and options; run it with ``run(onEvent:)``, or iterate ``events``.
 ///
 /// ```swift
@@ -9,7 +11,7 @@
 /// Cancelling the task that runs the update (or that iterates ``events``) stops it: the device is told to abort
 /// where the protocol can (Secure DFU's abort, SMP's nothing-pending state), the link is closed, and the call throws
 /// an ``UpdateError`` whose ``UpdateError/exitStatus`` is ``ExitStatus/interrupted``. A later update resumes
-/// where the device stands.
+/// where the device stands. A ``PauseControl`` pauses and resumes a running update without stopping it.
 public struct FirmwareUpdate: Sendable {
     /// What is sent.
     public let firmware: Firmware
@@ -17,12 +19,24 @@ public struct FirmwareUpdate: Sendable {
     public let target: UpdateTarget
     /// How.
     public let options: UpdateOptions
+    /// What pauses and resumes the update while it runs, if anything.
+    public let pauseControl: PauseControl?
 
     /// An update of `target` with `firmware`.
-    public init(firmware: Firmware, target: UpdateTarget, options: UpdateOptions = UpdateOptions()) {
+    ///
+    /// - Parameters:
+    ///   - firmware: What is sent.
+    ///   - target: Where it goes.
+    ///   - options: How.
+    ///   - pauseControl: What pauses and resumes the update while it runs.
+    public init(
+        firmware: Firmware, target: UpdateTarget, options: UpdateOptions = UpdateOptions(),
+        pauseControl: PauseControl? = nil
+    ) {
         self.firmware = firmware
         self.target = target
         self.options = options
+        self.pauseControl = pauseControl
     }
 
     /// Runs the update in the calling task, reporting each event to `onEvent` as it happens.
@@ -34,7 +48,15 @@ public struct FirmwareUpdate: Sendable {
     ///   cancelled.
     public func run(onEvent: (UpdateEvent) -> Void = { _ in }) async throws(UpdateError) -> UpdateSummary {
         try options.validate()
-        return try await target.run(firmware, options, onEvent)
+        let outcome = await PauseGate.$current.withValue(pauseControl?.gate) {
+            () async -> Result<UpdateSummary, UpdateError> in
+            do throws(UpdateError) {
+                return .success(try await target.run(firmware, options, onEvent))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try outcome.get()
     }
 
     /// The update's events as an asynchronous sequence: iterating it runs the update, in a task of its own, and

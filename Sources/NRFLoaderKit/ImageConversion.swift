@@ -74,7 +74,7 @@ public enum ImageConversion {
                 size += chunk.count
                 try writer.append(chunk).withUnsafeBufferPointer { try destination.write($0) }
             }
-            guard size > 0 else { throw ToolError.emptyBinary(path: source.displayName) }
+            guard size > 0 else { throw FileFailure.emptyBinary(path: source.displayName) }
             try writer.finish().withUnsafeBufferPointer { try destination.write($0) }
             return ConversionSummary(
                 input: source.displayName, output: destination.displayName, format: .hex, baseAddress: baseAddress,

@@ -12,7 +12,7 @@ package final class InputFile {
     /// Opens `path`, or takes standard input for `-`.
     ///
     /// - Parameter path: The path, or `-`.
-    /// - Throws: ``ToolError/inputMissing(path:)`` or ``ToolError/inputUnreadable(path:reason:)``.
+    /// - Throws: ``FileFailure/inputMissing(path:)`` or ``FileFailure/inputUnreadable(path:reason:)``.
     package init(path: String) throws {
         self.path = path
         descriptor = try Self.open(path)
@@ -32,7 +32,7 @@ package final class InputFile {
     /// Calls `body` with each chunk of the input until the end.
     ///
     /// - Parameter body: Receives each chunk; the buffer is valid only during the call.
-    /// - Throws: ``ToolError`` for a missing or unreadable input, or whatever `body` throws.
+    /// - Throws: ``FileFailure`` for a missing or unreadable input, or whatever `body` throws.
     package func forEachChunk(_ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws {
         let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: Self.chunkSize)
         defer { buffer.deallocate() }
@@ -41,7 +41,7 @@ package final class InputFile {
             if count == 0 { return }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw ToolError.readFailed(path: displayName, reason: Self.describeErrno())
+                throw FileFailure.readFailed(path: displayName, reason: Self.describeErrno())
             }
             try body(UnsafeBufferPointer(start: buffer, count: count))
         }
@@ -50,7 +50,7 @@ package final class InputFile {
     /// Reads the whole input.
     ///
     /// - Returns: Its bytes.
-    /// - Throws: ``ToolError`` for a missing or unreadable input.
+    /// - Throws: ``FileFailure`` for a missing or unreadable input.
     package func readAll() throws -> [UInt8] {
         var bytes: [UInt8] = []
         try forEachChunk { bytes.append(contentsOf: $0) }
@@ -61,13 +61,13 @@ package final class InputFile {
         if path == "-" { return STDIN_FILENO }
         let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            if errno == ENOENT { throw ToolError.inputMissing(path: path) }
-            throw ToolError.inputUnreadable(path: path, reason: Self.describeErrno())
+            if errno == ENOENT { throw FileFailure.inputMissing(path: path) }
+            throw FileFailure.inputUnreadable(path: path, reason: Self.describeErrno())
         }
         var status = stat()
         if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
             close(descriptor)
-            throw ToolError.inputUnreadable(path: path, reason: "is a directory")
+            throw FileFailure.inputUnreadable(path: path, reason: "is a directory")
         }
         return descriptor
     }

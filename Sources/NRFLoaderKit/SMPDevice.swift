@@ -141,7 +141,7 @@ public struct SMPDevice: Sendable {
             transport = try await open(options)
         } catch {
             // Cancelled while the device was being found: the interrupt is the reason, not what it broke.
-            if Task.isCancelled { throw UpdateError(SMPExchangeFailure(error: .cancelled, deviceWasReached: false)) }
+            if Task.isCancelled { throw UpdateError(UpdateFailure(.smpCommand(.cancelled), deviceWasReached: false)) }
             throw error
         }
         return try await Self.run(exchange, over: transport, onLog: onLog)
@@ -153,7 +153,7 @@ public struct SMPDevice: Sendable {
         switch await SMPExchangeAdapter(transport: transport, exchange: exchange).run(onLog: onLog) {
         case .completed(let result): return result
         case .failed(let error, let reached):
-            throw UpdateError(SMPExchangeFailure(error: error, deviceWasReached: reached))
+            throw UpdateError(UpdateFailure(.smpCommand(error), deviceWasReached: reached))
         }
     }
 }

@@ -50,15 +50,6 @@ extension UpdateError {
     ///
     /// The ``exitStatus`` of a refusal is ``ExitStatus/protocolError``.
     public var smpErrorCode: SMPErrorCode? {
-        switch underlying {
-        case let failure as SMPExchangeFailure:
-            guard case .rejected(_, let error, _) = failure.error else { return nil }
-            return SMPErrorCode(error)
-        case let failure as SMPUploadFailure:
-            guard case .rejected(_, let error) = failure.error else { return nil }
-            return SMPErrorCode(error)
-        default:
-            return nil
-        }
+        (underlying as? UpdateFailure)?.smpDeviceError.map(SMPErrorCode.init)
     }
 }

@@ -7,7 +7,7 @@ import HexConverter
 import MCUbootImage
 import MCUbootPackage
 import PackageBuilder
-package import SMP
+import SMP
 
 /// Why an update, or the loading of its firmware, failed: the message `nrfloader` prints after `Error:`, and the
 /// exit status it exits with.
@@ -40,11 +40,29 @@ public struct UpdateError: Error, Sendable, CustomStringConvertible {
         underlying = error
         message = "\(error)"
         exitStatus = status ?? ExitStatus.of(error) ?? .software
-        switch error {
-        case let failure as UploadFailure: self.deviceWasReached = failure.deviceWasReached
-        case let failure as SMPUploadFailure: self.deviceWasReached = failure.deviceWasReached
-        default: self.deviceWasReached = deviceWasReached
+        if let failure = error as? UpdateFailure {
+            self.deviceWasReached = failure.deviceWasReached
+        } else {
+            self.deviceWasReached = deviceWasReached
         }
+    }
+
+    /// A failure met outside the library, reported through it: a ``ConversionOutput`` that cannot write, say.
+    ///
+    /// The library passes such an error on unchanged, so that its message and exit status reach the caller as they
+    /// were thrown.
+    ///
+    /// - Parameters:
+    ///   - message: The one-line message, such as `'out.bin': write failed: no space left on device`.
+    ///   - exitStatus: The exit status it maps to.
+    public init(_ message: String, exitStatus: ExitStatus) {
+        self.init(Reported(message: message), status: exitStatus)
+    }
+
+    /// A failure reported with ``init(_:exitStatus:)``: its message alone.
+    private struct Reported: Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
     }
 
     /// Runs `body`, turning whatever it throws into an update error.
@@ -59,39 +77,16 @@ extension ExitStatus {
     package static func of(_ error: any Error) -> ExitStatus? {
         switch error {
         case let error as UpdateError: error.exitStatus
-        case let error as ToolError: error.exitStatus
+        case let error as FileFailure: error.exitStatus
         case CatalogError.unknownID: .noInput
         case FirmwareInputError.missingOption: .usage
         case FirmwareInputError.mcubootImage: .usage
-        case let error as UploadFailure: error.exitStatus
-        case let error as SMPUploadFailure: error.exitStatus
+        case let error as UpdateFailure: error.exitStatus
         case let error as PackageBuilderError: error.isUsage ? .usage : .dataError
         case is HexConverterError, is CatalogError, is FirmwareInputError, is DFUSigningError, is DFUPackageError,
             is MCUbootImageError, is MCUbootPackageError:
             .dataError
         default: nil
-        }
-    }
-}
-
-/// An SMP update that did not reach the asked-for state, with its exit status.
-package struct SMPUploadFailure: Error, Sendable, CustomStringConvertible {
-    package var error: SMPUploadError
-    package var deviceWasReached: Bool
-
-    package init(error: SMPUploadError, deviceWasReached: Bool) {
-        self.error = error
-        self.deviceWasReached = deviceWasReached
-    }
-
-    package var description: String { "\(error)" }
-
-    package var exitStatus: ExitStatus {
-        switch error {
-        case .cancelled: .interrupted
-        case .rejected, .protocolViolation, .unexpectedState: .protocolError
-        case .timedOut, .reconnectsExhausted, .unanswered, .stalled: .temporaryFailure
-        case .transport(let failure): failure.exitStatus(deviceWasReached: deviceWasReached)
         }
     }
 }

@@ -1,5 +1,6 @@
 package import DFUController
 package import DFUTargetAdapter
+package import DeviceLink
 package import SMP
 
 /// Something that happened during an update: the same events, in the same order, as the JSON Lines that
@@ -26,12 +27,18 @@ public enum UpdateEvent: Sendable {
     /// `schema` and `event` members.
     public var json: String { jsonValue.text }
 
-    package var jsonValue: JSONValue {
+    /// The event as the ``JSONValue`` object ``json`` prints: for a program that adds members of its own (a fleet's
+    /// `device`) before printing it.
+    public var jsonValue: JSONValue {
         switch self {
         case .begin(let plan): plan.json
         case .phase(let progress):
             .event(
-                "phase", ["phase": .string(progress.phase), "part": .int(progress.part), "parts": .int(progress.parts)])
+                "phase",
+                [
+                    "phase": .string(progress.phase.description), "part": .int(progress.part),
+                    "parts": .int(progress.parts),
+                ])
         case .progress(let progress): .event("progress", progress.jsonMembers)
         case .log(let message), .link(let message): .event("log", ["message": .string(message)])
         case .result(let summary): summary.json
@@ -57,6 +64,14 @@ public struct UpdatePlan: Sendable {
         public let type: String
         /// The image's size in bytes.
         public let size: Int
+        /// The size of its init packet in bytes (nRF5 DFU); 0 for SMP, which sends none.
+        public let initPacketSize: Int
+
+        package init(type: String, size: Int, initPacketSize: Int = 0) {
+            self.type = type
+            self.size = size
+            self.initPacketSize = initPacketSize
+        }
     }
 
     /// The input's name: a path, `<stdin>`, a catalog id or the name given with the bytes.
@@ -84,8 +99,8 @@ public struct UpdatePlan: Sendable {
 
 /// Where an update stands: the ``UpdateEvent/phase(_:)`` and ``UpdateEvent/progress(_:)`` events.
 public struct UpdateProgress: Sendable, Equatable {
-    /// The phase: `connecting`, `entering bootloader`, `sending init packet`, `sending firmware` or `validating`.
-    public let phase: String
+    /// The phase, typed for both protocols; its description is the word the command line prints.
+    public let phase: UpdatePhase
     /// The part (image) being sent, from 1.
     public let part: Int
     /// How many parts the update has.
@@ -96,10 +111,16 @@ public struct UpdateProgress: Sendable, Equatable {
     public let bytesConfirmed: Int
     /// The part's size in bytes.
     public let totalBytes: Int
-    /// The transfer rate over the part so far, once known.
+    /// The average transfer rate over the part so far, in confirmed bytes per second, once known.
     public let bytesPerSecond: Double?
-    /// The time left for the part at that rate, once known.
+    /// The current transfer rate, over about the last second, once known.
+    public let currentBytesPerSecond: Double?
+    /// The time left for the part at the average rate, once known.
     public let estimatedRemaining: Duration?
+
+    /// Whether the report is one of a few coarse milestones, each worth showing (legacy serial DFU reports the bytes
+    /// the device acknowledged every 10 %), rather than one of a stream to throttle.
+    public var isMilestone: Bool { style == .legacySerial }
 
     package enum Style: Sendable, Equatable {
         case standard
@@ -110,25 +131,40 @@ public struct UpdateProgress: Sendable, Equatable {
     package let style: Style
 
     package init(_ report: DFUProgressReport) {
-        phase = report.phase.description
+        phase = UpdatePhase(report.phase)
         part = report.part
         parts = report.partCount
         bytesSent = report.bytesSent
         bytesConfirmed = report.bytesConfirmed
         totalBytes = report.totalBytes
         bytesPerSecond = report.bytesPerSecond
+        currentBytesPerSecond = report.currentBytesPerSecond
         estimatedRemaining = report.estimatedRemaining
         style = .standard
     }
 
+    package init(_ progress: SMPProgress, reading: RateMeter.Reading) {
+        phase = UpdatePhase(progress.phase)
+        part = progress.part
+        parts = progress.parts
+        bytesSent = progress.bytesSent
+        bytesConfirmed = progress.bytesConfirmed
+        totalBytes = progress.totalBytes
+        bytesPerSecond = reading.averageBytesPerSecond
+        currentBytesPerSecond = reading.currentBytesPerSecond
+        estimatedRemaining = reading.estimatedRemaining
+        style = .standard
+    }
+
     package init(legacySerialPart part: Int, of parts: Int, acknowledged: Int, total: Int) {
-        phase = DFUPhase.sendingFirmware.description
+        phase = .sendingFirmware
         self.part = part
         self.parts = parts
         bytesSent = acknowledged
         bytesConfirmed = acknowledged
         totalBytes = total
         bytesPerSecond = nil
+        currentBytesPerSecond = nil
         estimatedRemaining = nil
         style = .legacySerial
     }
@@ -138,7 +174,7 @@ public struct UpdateProgress: Sendable, Equatable {
             return ["part": .int(part), "bytes_sent": .int(bytesSent), "bytes_total": .int(totalBytes)]
         }
         return [
-            "part": .int(part), "parts": .int(parts), "phase": .string(phase),
+            "part": .int(part), "parts": .int(parts), "phase": .string(phase.description),
             "bytes_sent": .int(bytesSent), "bytes_confirmed": .int(bytesConfirmed), "total_bytes": .int(totalBytes),
             "bytes_per_second": .optional(bytesPerSecond) { .int(Int($0.rounded())) },
             "eta_ms": .optional(estimatedRemaining) { .int($0.milliseconds) },
@@ -161,13 +197,20 @@ public struct UpdateSummary: Sendable {
         /// The sentence a terminal shows for it, such as
         /// `part 1/1: application confirmed by the device: 24580 bytes, CRC-32 0x1a2b3c4d`.
         public let summary: String
+        /// The nRF5 DFU protocol that sent the image over Bluetooth or a serial port (Secure or legacy), or `nil`
+        /// for SMP and legacy serial DFU.
+        public let dfuProtocol: FirmwareOptions.DFUProtocol?
 
-        package init(name: String, bytesConfirmed: Int, crc32: UInt32?, hash: [UInt8]?, summary: String) {
+        package init(
+            name: String, bytesConfirmed: Int, crc32: UInt32?, hash: [UInt8]?, summary: String,
+            dfuProtocol: FirmwareOptions.DFUProtocol? = nil
+        ) {
             self.name = name
             self.bytesConfirmed = bytesConfirmed
             self.crc32 = crc32
             self.hash = hash
             self.summary = summary
+            self.dfuProtocol = dfuProtocol
         }
     }
 
@@ -193,6 +236,53 @@ public struct UpdateSummary: Sendable {
         self.elapsed = elapsed
         self.json = json
         self.detail = detail
+    }
+
+    /// What an SMP update left on the device, as the device's image state showed it at the end; `nil` for nRF5 DFU.
+    public var smpOutcome: SMPUpdateOutcome? {
+        guard case .smp(let result) = detail else { return nil }
+        return SMPUpdateOutcome(result)
+    }
+}
+
+/// Where an SMP update left its image: the ``UpdateSummary/smpOutcome`` of a completed update.
+public struct SMPUpdateOutcome: Sendable {
+    /// How an image stands, in the device's words.
+    public enum State: String, Sendable, CaseIterable {
+        /// Running and confirmed.
+        case confirmed
+        /// Running in test mode: MCUboot reverts it on the next reset unless it is confirmed.
+        case testing
+        /// In the secondary slot, pending a permanent swap on the next reset (`upload-only` of an image signed with
+        /// `imgtool --confirm`).
+        case pendingPermanent = "pending permanent"
+        /// In the secondary slot, pending a test swap on the next reset.
+        case pendingTest = "pending test"
+        /// In the secondary slot, with no swap requested.
+        case uploaded
+    }
+
+    /// How the image stands (with several images: the first one's).
+    public let state: State
+    /// The slot that holds it, as the device reported it (with several images: the first one's).
+    public let slot: ImageSlot
+    /// Image bytes the device acknowledged in this session (0 when it already held the image), all images together.
+    public let bytesUploaded: Int
+    /// How many times the link was re-established during the update.
+    public let reconnects: Int
+
+    init(_ result: SMPUploadResult) {
+        state =
+            switch result.outcome {
+            case .confirmed: .confirmed
+            case .testing: .testing
+            case .pendingPermanent: .pendingPermanent
+            case .pendingTest: .pendingTest
+            case .uploaded: .uploaded
+            }
+        slot = ImageSlot(result.slot)
+        bytesUploaded = result.bytesUploaded
+        reconnects = result.reconnects
     }
 }
 

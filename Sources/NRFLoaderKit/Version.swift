@@ -9,7 +9,7 @@ public enum NRFLoaderVersion {
 
     /// The abbreviated commit `scripts/build.sh` recorded for a release build (`cde43ed`, `cde43ed-dirty`), or `nil`
     /// for any other build.
-    package static let commit: String? = {
+    public static let commit: String? = {
         let commit = trimmed(nrf_build_commit())
         return commit.isEmpty ? nil : commit
     }()

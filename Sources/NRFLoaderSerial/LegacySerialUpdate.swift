@@ -79,22 +79,23 @@ struct LegacySerialUpdate {
     private static func failure(_ failure: LegacySerialSession.Failure) -> UpdateError {
         let kind: LinkError.Kind
         switch failure {
-        case .port(.notFound(let path)): return UpdateError(ToolError.inputMissing(path: path))
-        case .cancelled: return UpdateError(UploadFailure(error: .cancelled, deviceWasReached: true))
+        case .port(.notFound(let path)): return UpdateError(FileFailure.inputMissing(path: path))
+        case .cancelled: return UpdateError(UpdateFailure(.dfu(.cancelled), deviceWasReached: true))
         case .port: kind = .unavailable
         case .protocolFailure(.noAnswer):
             return UpdateError(
-                UploadFailure(
-                    error: .transport(
-                        TransportFailure(operation: .connect, kind: .deviceNotFound, cause: failure.description)),
+                UpdateFailure(
+                    .dfu(
+                        .transport(
+                            TransportFailure(operation: .connect, kind: .deviceNotFound, cause: failure.description))),
                     deviceWasReached: false))
         case .vanished, .didNotComeBack: kind = .linkLost
         case .otherDevice: kind = .unavailable
         case .protocolFailure: kind = .timedOut
         }
         return UpdateError(
-            UploadFailure(
-                error: .transport(TransportFailure(operation: .link, kind: kind, cause: failure.description)),
+            UpdateFailure(
+                .dfu(.transport(TransportFailure(operation: .link, kind: kind, cause: failure.description))),
                 deviceWasReached: true))
     }
 }

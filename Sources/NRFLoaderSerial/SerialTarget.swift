@@ -84,7 +84,7 @@ package enum SerialPorts {
     /// `auto` is the one Nordic or Adafruit USB serial port plugged in; anything else is a path.
     package static func resolve(_ requested: String) throws(UpdateError) -> String {
         guard requested == "auto" else {
-            guard access(requested, F_OK) == 0 else { throw UpdateError(ToolError.inputMissing(path: requested)) }
+            guard access(requested, F_OK) == 0 else { throw UpdateError(FileFailure.inputMissing(path: requested)) }
             return requested
         }
         let candidates = lister.dfuCandidates()
@@ -92,13 +92,14 @@ package enum SerialPorts {
         case 1: return candidates[0].path
         case 0:
             throw UpdateError(
-                UploadFailure(
-                    error: .transport(
-                        TransportFailure(
-                            operation: .connect, kind: .deviceNotFound,
-                            cause:
-                                "--port auto: no Nordic or Adafruit USB serial port found (see nrfloader scan --serial)"
-                        )),
+                UpdateFailure(
+                    .dfu(
+                        .transport(
+                            TransportFailure(
+                                operation: .connect, kind: .deviceNotFound,
+                                cause:
+                                    "--port auto: no Nordic or Adafruit USB serial port found (see nrfloader scan --serial)"
+                            ))),
                     deviceWasReached: false))
         default:
             let paths = candidates.map(\.path).joined(separator: ", ")
@@ -117,10 +118,10 @@ package enum SerialPorts {
         { _ throws(UpdateError) in
             let transport = smpOptions(path: try resolve(port), options)
             do throws(SerialPortError) { try SerialSMPTransport.checkAccess(transport) } catch {
-                if case .notFound(let path) = error { throw UpdateError(ToolError.inputMissing(path: path)) }
+                if case .notFound(let path) = error { throw UpdateError(FileFailure.inputMissing(path: path)) }
                 throw UpdateError(
-                    SMPExchangeFailure(
-                        error: .transport(LinkError(.unavailable, error.description)),
+                    UpdateFailure(
+                        .smpCommand(.transport(LinkError(.unavailable, error.description))),
                         deviceWasReached: false))
             }
             return SerialSMPTransport(options: transport)
@@ -129,10 +130,10 @@ package enum SerialPorts {
 
     /// A port that cannot be opened: a missing one is a missing input (66), a busy or forbidden one unavailable (69).
     package static func openFailure(_ error: SerialPortError) -> UpdateError {
-        if case .notFound(let path) = error { return UpdateError(ToolError.inputMissing(path: path)) }
+        if case .notFound(let path) = error { return UpdateError(FileFailure.inputMissing(path: path)) }
         return UpdateError(
-            UploadFailure(
-                error: .transport(TransportFailure(operation: .connect, kind: .unavailable, cause: error.description)),
+            UpdateFailure(
+                .dfu(.transport(TransportFailure(operation: .connect, kind: .unavailable, cause: error.description))),
                 deviceWasReached: false))
     }
 }

@@ -25,6 +25,16 @@ public enum SimulatedDeviceKind: String, Sendable, CaseIterable {
     /// How `nrfloader upload --target` names the kind: `sim`, `sim:buttonless`, …, `sim:smp`.
     public var targetName: String { self == .secure ? "sim" : "sim:\(rawValue)" }
 
+    /// The nRF5 DFU protocol the device speaks, or `nil` for ``SimulatedDeviceKind/smp``: devices of one fleet
+    /// must share it, since its init packets are made once.
+    public var dfuProtocol: FirmwareOptions.DFUProtocol? {
+        switch self {
+        case .secure, .buttonless: .secure
+        case .legacy, .legacyV1: .legacy
+        case .smp: nil
+        }
+    }
+
     package var dfuKind: SimulatedTargetKind? {
         switch self {
         case .secure: .secure

@@ -30,14 +30,14 @@ package enum SimulatorSetup {
     /// Creates `directory` (one level, as `mkdir` does) unless it exists; fails unless it is then a directory.
     package static func makeImageDirectory(_ directory: String) throws {
         if mkdir(directory, 0o755) != 0, errno != EEXIST {
-            throw ToolError.cannotCreateOutput(path: directory, reason: InputFile.describeErrno())
+            throw FileFailure.cannotCreateOutput(path: directory, reason: InputFile.describeErrno())
         }
         var information = stat()
         guard stat(directory, &information) == 0 else {
-            throw ToolError.cannotCreateOutput(path: directory, reason: InputFile.describeErrno())
+            throw FileFailure.cannotCreateOutput(path: directory, reason: InputFile.describeErrno())
         }
         guard information.st_mode & S_IFMT == S_IFDIR else {
-            throw ToolError.cannotCreateOutput(path: directory, reason: "not a directory")
+            throw FileFailure.cannotCreateOutput(path: directory, reason: "not a directory")
         }
     }
     /// The faults of `--sim-fault` texts and `--sim-seed`.
@@ -144,7 +144,7 @@ extension SignaturePolicy {
     ///
     /// - Parameter path: A PEM public or private key, or Nordic's 64-byte public key (raw or hex).
     /// - Returns: The policy.
-    /// - Throws: ``ToolError`` when the file cannot be read, `DFUSigningError` when it holds no usable key.
+    /// - Throws: ``FileFailure`` when the file cannot be read, `DFUSigningError` when it holds no usable key.
     package static func verified(keyFile path: String) throws -> SignaturePolicy {
         let contents = try InputFile(path: path).readAll()
         let verifier: InitPacketVerifier

@@ -86,7 +86,7 @@ package final class SerialSMPTransport: SMPTransport {
 
     /// Checks that the port can be opened (and is not busy or forbidden), then closes it.
     ///
-    /// - Throws: ``SerialPortError``.
+    /// - Throws: `SerialPortError`.
     package static func checkAccess(_ options: Options) throws(SerialPortError) {
         try SerialPort.checkAccess(options.portOptions)
     }

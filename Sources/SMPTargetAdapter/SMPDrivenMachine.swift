@@ -1,7 +1,7 @@
 package import DeviceLink
 import SMP
 
-/// An SMP machine as ``MachineDriver`` runs it: `SMPUploader` and `SMPExchange` take the same inputs, so the link's
+/// An SMP machine as `MachineDriver` runs it: `SMPUploader` and `SMPExchange` take the same inputs, so the link's
 /// completions, frames and failures reach both the same way.
 package protocol SMPDrivenMachine: DrivenMachine
 where Operation == SMPLinkOperation, Completion == Int, Message == [UInt8] {
@@ -41,7 +41,7 @@ package enum SMPLinkOperation: Sendable, Equatable {
     case send([UInt8])
 }
 
-/// An ``SMPTransport`` as the link ``MachineDriver`` runs an SMP machine on.
+/// An `SMPTransport` as the link `MachineDriver` runs an SMP machine on.
 struct SMPDriverLink<Transport: SMPTransport>: DriverLink {
     let transport: Transport
 

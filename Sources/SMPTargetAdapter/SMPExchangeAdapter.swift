@@ -2,7 +2,7 @@ package import DeviceLink
 package import SMP
 
 /// The I/O shell around `SMPExchange`: one management request (`image list`, `reset`, `echo`, …) over any
-/// ``SMPTransport``.
+/// `SMPTransport`.
 ///
 /// It performs the machine's actions, feeds back what happened, and keeps the machine's timers on the transport's
 /// clock. It makes no protocol decision (style §23).

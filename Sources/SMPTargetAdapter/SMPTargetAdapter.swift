@@ -3,7 +3,7 @@ package import SMP
 
 /// The I/O shell around `SMPUploader`.
 ///
-/// It performs the machine's actions on an ``SMPTransport``, feeds back what happened, and keeps its timers on the
+/// It performs the machine's actions on an `SMPTransport`, feeds back what happened, and keeps its timers on the
 /// transport's clock. It makes no protocol decision (style §23).
 package struct SMPTargetAdapter<Transport: SMPTransport>: Sendable {
     /// How an update ended.

@@ -7,8 +7,8 @@ import SMP
 /// the header's length (`SMPFrame.totalLength(ofFrameStartingWith:)`). It makes no protocol decision.
 ///
 /// Contract, as `DFUTargetAdapter`'s `GATTTransport`: one task calls the methods one at a time; link loss comes out
-/// of ``nextEvent(until:)`` exactly once as ``SMPTransportEvent/disconnected(reason:)``, also after ``disconnect()``;
-/// a send that fails because the link dropped throws ``LinkError/linkLost(_:)``.
+/// of `nextEvent(until:)` exactly once as `SMPTransportEvent/disconnected(reason:)`, also after `disconnect()`;
+/// a send that fails because the link dropped throws `LinkError/linkLost(_:)`.
 package protocol SMPTransport: Sendable {
     /// The clock the deadlines are on.
     associatedtype SessionClock: Clock where SessionClock.Duration == Duration
@@ -20,23 +20,23 @@ package protocol SMPTransport: Sendable {
     ///
     /// - Parameter deadline: When to give up.
     /// - Returns: The ATT MTU, or for a stream transport the largest frame it carries plus 3.
-    /// - Throws: ``LinkError``.
+    /// - Throws: `LinkError`.
     func connect(deadline: SessionClock.Instant) async throws(LinkError) -> Int
 
     /// Sends one request frame.
     ///
     /// - Parameter frame: The frame.
-    /// - Throws: ``LinkError``.
+    /// - Throws: `LinkError`.
     func send(_ frame: [UInt8]) async throws(LinkError)
 
-    /// Drops the link; the loss then comes out of ``nextEvent(until:)``.
+    /// Drops the link; the loss then comes out of `nextEvent(until:)`.
     func disconnect() async
 
     /// Waits for the next answer frame or link loss.
     ///
     /// - Parameter deadline: When to stop waiting.
     /// - Returns: The event, or `nil` at the deadline or when the task was cancelled.
-    /// - Throws: ``LinkError`` when the transport itself broke.
+    /// - Throws: `LinkError` when the transport itself broke.
     func nextEvent(until deadline: SessionClock.Instant) async throws(LinkError) -> SMPTransportEvent?
 }
 

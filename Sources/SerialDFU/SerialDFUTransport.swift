@@ -82,7 +82,7 @@ package final class SerialDFUTransport: GATTTransport {
 
     /// Checks that the port can be opened (and is not busy or forbidden), then closes it.
     ///
-    /// - Throws: ``SerialPortError``.
+    /// - Throws: `SerialPortError`.
     package static func checkAccess(_ options: Options) throws(SerialPortError) {
         try SerialPort.checkAccess(options.port)
     }

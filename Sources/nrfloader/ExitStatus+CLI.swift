@@ -1,21 +1,20 @@
-import BlueZ
 import NRFLoaderKit
-import PackageBuilder
 
 extension ExitStatus {
-    /// The status for an error that reached the top of a command: the library's own mapping, then the command
-    /// line's own errors.
+    /// The status for an error that reached the top of a command: the library's `UpdateError` carries its own, the
+    /// command line's errors map here, and anything else is a bug.
     init(for error: any Error) {
-        if let status = ExitStatus.of(error) {
-            self = status
-            return
-        }
         switch error {
-        case let error as PackageBuilderError: self = error.isUsage ? .usage : .dataError
+        case let error as UpdateError: self = error.exitStatus
+        case let error as ToolError: self = error.exitStatus
         case is FleetTargetListError: self = .usage
-        case is BlueZError: self = .unavailable
         default: self = .software
         }
     }
 
+    /// The table printed at the end of `nrfloader --help`.
+    static var helpTable: String {
+        "EXIT STATUS:\n"
+            + allCases.map { "  \(String($0.rawValue).leftPadded(to: 3))  \($0.meaning)" }.joined(separator: "\n")
+    }
 }

@@ -1,7 +1,3 @@
-import DFUController
-import DFUTargetAdapter
-import FirmwareInput
-import HexConverter
 import NRFLoaderKit
 import Synchronization
 
@@ -49,14 +45,16 @@ final class FleetRenderer: Sendable {
     }
 
     private let mode: UploadRenderer.Mode
-    private let input: FirmwareInput
+    private let input: String
+    private let parts: [UpdatePlan.Part]
     private let clock = ContinuousClock()
     private let started: ContinuousClock.Instant
     private let state: Mutex<State>
 
-    init(mode: UploadRenderer.Mode, input: FirmwareInput, devices: [Device]) {
+    init(mode: UploadRenderer.Mode, input: String, parts: [UpdatePlan.Part], devices: [Device]) {
         self.mode = mode
         self.input = input
+        self.parts = parts
         started = clock.now
         state = Mutex(State(devices: devices.map { DeviceState(label: $0.label, name: $0.name, lane: $0.lane) }))
     }
@@ -65,8 +63,8 @@ final class FleetRenderer: Sendable {
     func begin(parallel: Int) {
         guard mode == .terminal || mode == .lines else { return }
         let count = state.withLock { $0.devices.count }
-        let sizes = input.firmware.parts.map { "\($0.imageType) \($0.image.count) bytes" }.joined(separator: ", ")
-        Console.note("uploading \(input.name) to \(count) devices, \(parallel) at a time per adapter: \(sizes)")
+        let sizes = parts.map { "\($0.type) \($0.size) bytes" }.joined(separator: ", ")
+        Console.note("uploading \(input) to \(count) devices, \(parallel) at a time per adapter: \(sizes)")
         if mode == .terminal { state.withLock { draw(&$0, force: true) } }
     }
 
@@ -116,14 +114,17 @@ final class FleetRenderer: Sendable {
                 state.devices[index].confirmedEarlierParts += previous.totalBytes
             }
             state.devices[index].report = report
-            state.devices[index].state = report.phase
+            state.devices[index].state = report.phase.description
             let device = state.devices[index]
             switch mode {
             case .json:
                 Console.json(
                     object(
                         "phase", device,
-                        ["phase": .string(report.phase), "part": .int(report.part), "parts": .int(report.parts)]))
+                        [
+                            "phase": .string(report.phase.description), "part": .int(report.part),
+                            "parts": .int(report.parts),
+                        ]))
                 Console.json(progress(device, report))
             case .lines:
                 line(device, "part \(report.part)/\(report.parts): \(report.phase) (\(report.totalBytes) bytes)")
@@ -156,8 +157,7 @@ final class FleetRenderer: Sendable {
         switch mode {
         case .json:
             switch device.outcome {
-            case .completed(let result):
-                guard case .dfu(let summary) = result.detail else { return }
+            case .completed(let summary):
                 // A device's result is a stream event of the run (the run's own verdict is the summary), so it is
                 // printed at once rather than held as the command's result.
                 Console.result(
@@ -257,10 +257,9 @@ final class FleetRenderer: Sendable {
 
     private static func describe(_ device: DeviceState) -> String {
         switch device.outcome {
-        case .completed(let result):
-            guard case .dfu(let summary) = result.detail else { return "confirmed by the device" }
+        case .completed(let summary):
             let parts = summary.parts.map { part in
-                "\(part.imageType) \(part.bytesConfirmed) bytes"
+                "\(part.name) \(part.bytesConfirmed) bytes"
                     + (part.crc32.map { ", CRC-32 \(hex($0, width: 8))" } ?? " (legacy DFU reports no CRC)")
             }
             return "confirmed by the device: " + parts.joined(separator: "; ")
@@ -283,19 +282,22 @@ final class FleetRenderer: Sendable {
         object(
             "begin", device,
             [
-                "input": .string(input.name),
+                "input": .string(input),
                 "parts": .array(
-                    input.firmware.parts.map {
+                    parts.map {
                         .object([
-                            "type": .string($0.imageType.description), "size": .int($0.image.count),
-                            "init_packet_size": .int($0.initPacket.count),
+                            "type": .string($0.type), "size": .int($0.size),
+                            "init_packet_size": .int($0.initPacketSize),
                         ])
                     }),
             ])
     }
 
     private func progress(_ device: DeviceState, _ report: UpdateProgress) -> JSONValue {
-        object("progress", device, report.jsonMembers)
+        guard case .object(let members) = UpdateEvent.progress(report).jsonValue else {
+            preconditionFailure("an update event's JSON is an object")
+        }
+        return object("progress", device, members)
     }
 
     /// An event object about one device: `schema`, `event`, `device`, `name` and `adapter` plus `members`.
@@ -309,10 +311,10 @@ final class FleetRenderer: Sendable {
         return .object(members)
     }
 
-    private static func json(_ part: PartConfirmation) -> JSONValue {
+    private static func json(_ part: UpdateSummary.Part) -> JSONValue {
         .object([
-            "type": .string(part.imageType.description),
-            "protocol": .string(part.dfuProtocol == .secure ? "secure" : "legacy"),
+            "type": .string(part.name),
+            "protocol": .optional(part.dfuProtocol) { .string($0.rawValue) },
             "bytes_confirmed": .int(part.bytesConfirmed),
             "crc32": .optional(part.crc32) { .string(hex($0, width: 8)) },
         ])
@@ -320,7 +322,7 @@ final class FleetRenderer: Sendable {
 
     private static func summaryJSON(_ device: DeviceState) -> JSONValue {
         var parts: JSONValue = .null
-        if case .completed(let result) = device.outcome, case .dfu(let summary) = result.detail {
+        if case .completed(let summary) = device.outcome {
             parts = .array(summary.parts.map(json))
         }
         return .object([

@@ -1,5 +1,3 @@
-import DFUController
-import DeviceLink
 import FoundationEssentials
 import NRFLoaderKit
 
@@ -7,7 +5,7 @@ import NRFLoaderKit
 /// `address` and `name`); blank lines and lines starting with `#` are skipped.
 struct FleetTargetList {
     struct Entry: Equatable {
-        var address: BluetoothAddress
+        var address: BluetoothDeviceAddress
         var name: String?
     }
 
@@ -45,9 +43,9 @@ struct FleetTargetList {
         if entries.isEmpty { throw FleetTargetListError(description: "\(file): no device addresses") }
     }
 
-    private static func address(_ text: String, at place: String) throws -> BluetoothAddress {
+    private static func address(_ text: String, at place: String) throws -> BluetoothDeviceAddress {
         do {
-            return try BluetoothAddress(parsing: text)
+            return try BluetoothDeviceAddress(parsing: text)
         } catch {
             throw FleetTargetListError(description: "\(place): \(error)")
         }

@@ -25,7 +25,7 @@ final class OutputFile: ConversionOutput {
     ///   - path: The final path, or `-`.
     ///   - permissions: The file's permissions before the umask: 0o666, or 0o600 for a secret such as a private key
     ///     (the temporary file is 0o600 from the start, so the secret is never readable by others).
-    /// - Throws: ``ToolError/cannotCreateOutput(path:reason:)``.
+    /// - Throws: ``ToolError/cannotCreateOutput(path:reason:)``, as an `UpdateError`.
     init(path: String, permissions: mode_t = 0o666) throws {
         self.path = path
         self.permissions = permissions
@@ -42,7 +42,9 @@ final class OutputFile: ConversionOutput {
             guard let base = buffer.baseAddress else { return (-1, "") }
             return (mkstemp(base), String(cString: base))
         }
-        guard created.0 >= 0 else { throw ToolError.cannotCreateOutput(path: path, reason: InputFile.describeErrno()) }
+        guard created.0 >= 0 else {
+            throw ToolError.cannotCreateOutput(path: path, reason: ToolError.describeErrno()).updateError
+        }
         descriptor = created.0
         temporaryPath = created.1
         Interrupts.register(temporaryFile: created.1)
@@ -55,7 +57,7 @@ final class OutputFile: ConversionOutput {
     /// Appends `bytes` to the output.
     ///
     /// - Parameter bytes: The bytes to write.
-    /// - Throws: ``ToolError/writeFailed(path:reason:)``.
+    /// - Throws: ``ToolError/writeFailed(path:reason:)``, as an `UpdateError`.
     func write(_ bytes: UnsafeBufferPointer<UInt8>) throws {
         guard var base = bytes.baseAddress else { return }
         var remaining = bytes.count
@@ -63,7 +65,7 @@ final class OutputFile: ConversionOutput {
             let written = Glibc.write(descriptor, base, remaining)
             if written < 0 {
                 if errno == EINTR { continue }
-                throw ToolError.writeFailed(path: displayName, reason: InputFile.describeErrno())
+                throw ToolError.writeFailed(path: displayName, reason: ToolError.describeErrno()).updateError
             }
             base += written
             remaining -= written
@@ -73,26 +75,26 @@ final class OutputFile: ConversionOutput {
     /// Appends `bytes` to the output.
     ///
     /// - Parameter bytes: The bytes to write.
-    /// - Throws: ``ToolError/writeFailed(path:reason:)``.
+    /// - Throws: ``ToolError/writeFailed(path:reason:)``, as an `UpdateError`.
     func write(_ bytes: [UInt8]) throws {
         try bytes.withUnsafeBufferPointer { try write($0) }
     }
 
     /// Makes the output visible: flushes the temporary file to disk and renames it over `path`.
     ///
-    /// - Throws: ``ToolError/writeFailed(path:reason:)``.
+    /// - Throws: ``ToolError/writeFailed(path:reason:)``, as an `UpdateError`.
     func commit() throws {
         guard let temporaryPath else { return }
         let mask = umask(0)
         umask(mask)
         guard fchmod(descriptor, permissions & ~mask) == 0, fsync(descriptor) == 0, close(descriptor) == 0 else {
-            throw ToolError.writeFailed(path: path, reason: InputFile.describeErrno())
+            throw ToolError.writeFailed(path: path, reason: ToolError.describeErrno()).updateError
         }
         guard rename(temporaryPath, path) == 0 else {
-            let reason = InputFile.describeErrno()
+            let reason = ToolError.describeErrno()
             unlink(temporaryPath)
             Interrupts.unregister(temporaryFile: temporaryPath)
-            throw ToolError.writeFailed(path: path, reason: reason)
+            throw ToolError.writeFailed(path: path, reason: reason).updateError
         }
         Interrupts.unregister(temporaryFile: temporaryPath)
         committed = true

@@ -1,8 +1,4 @@
-import DFUController
-import DFUTargetAdapter
-import MCUbootImage
 import NRFLoaderKit
-import SMP
 import Synchronization
 
 /// Shows an SMP fleet as the DFU fleet is shown.
@@ -23,12 +19,12 @@ final class SMPFleetRenderer: Sendable {
     }
 
     private let mode: UploadRenderer.Mode
-    private let image: MCUbootImage
+    private let image: MCUbootImageInfo
     private let clock = ContinuousClock()
     private let started: ContinuousClock.Instant
     private let devices: Mutex<[Device]>
 
-    init(mode: UploadRenderer.Mode, image: MCUbootImage, devices: [(address: String, lane: String)]) {
+    init(mode: UploadRenderer.Mode, image: MCUbootImageInfo, devices: [(address: String, lane: String)]) {
         self.mode = mode
         self.image = image
         started = clock.now
@@ -39,7 +35,7 @@ final class SMPFleetRenderer: Sendable {
         guard mode != .json, mode != .quiet else { return }
         let count = devices.withLock { $0.count }
         Console.note(
-            "uploading \(image.file.escapedForTerminal) (MCUboot image \(image.header.version), \(image.bytes.count) "
+            "uploading \(image.file.escapedForTerminal) (MCUboot image \(image.version), \(image.size) "
                 + "bytes) to \(count) devices over SMP, up to \(parallel) at once per adapter")
     }
 
@@ -56,23 +52,23 @@ final class SMPFleetRenderer: Sendable {
                             "begin", devices[index],
                             [
                                 "input": .string(image.file), "protocol": .string("smp"),
-                                "size": .int(image.bytes.count), "version": .string(image.header.version.description),
-                                "hash": .string(lowercaseHex(image.storedHash ?? [])),
+                                "size": .int(image.size), "version": .string(image.version),
+                                "hash": .string(hexString(image.storedHash ?? [])),
                             ]))
                 }
             case .update(.phase(let report)):
                 devices[index].bytesUploaded = report.bytesConfirmed
                 if mode == .json {
-                    Console.json(object("phase", devices[index], report.jsonMembers))
+                    Console.json(object("phase", devices[index], Self.members(report)))
                 } else {
-                    line(devices[index], report.phase)
+                    line(devices[index], report.phase.description)
                 }
             case .update(.progress(let report)):
                 devices[index].bytesUploaded = report.bytesConfirmed
                 let tenth = report.totalBytes > 0 ? report.bytesConfirmed * 10 / report.totalBytes : 0
                 guard mode == .json, tenth > devices[index].lastTenth else { return }
                 devices[index].lastTenth = tenth
-                Console.json(object("progress", devices[index], report.jsonMembers))
+                Console.json(object("progress", devices[index], Self.members(report)))
             case .update(.log(let text)):
                 if mode == .json { Console.json(object("log", devices[index], ["message": .string(text)])) }
             case .update:
@@ -117,17 +113,17 @@ final class SMPFleetRenderer: Sendable {
     private func finished(_ device: Device) {
         switch (mode, device.outcome) {
         case (.json, .completed(let summary)?):
-            guard case .smp(let result) = summary.detail else { return }
+            guard let result = summary.smpOutcome else { return }
             // A device's result is an event of the run (the summary is the run's verdict): printed at once.
             Console.result(
                 object(
                     "result", device,
                     [
-                        "protocol": .string("smp"), "state": .string(result.outcome.rawValue),
+                        "protocol": .string("smp"), "state": .string(result.state.rawValue),
                         "bytes_uploaded": .int(result.bytesUploaded),
                         "image": .object([
                             "slot": .int(result.slot.slot), "version": .string(result.slot.version),
-                            "hash": .string(lowercaseHex(result.slot.hash)), "active": .bool(result.slot.isActive),
+                            "hash": .string(hexString(result.slot.hash)), "active": .bool(result.slot.isActive),
                             "confirmed": .bool(result.slot.isConfirmed), "pending": .bool(result.slot.isPending),
                             "permanent": .bool(result.slot.isPermanent),
                         ]),
@@ -167,7 +163,7 @@ final class SMPFleetRenderer: Sendable {
 
     private static func status(_ device: Device) -> String {
         switch device.outcome {
-        case .completed(let summary)?: Self.result(summary)?.outcome.rawValue ?? "completed"
+        case .completed(let summary)?: summary.smpOutcome?.state.rawValue ?? "completed"
         case .failed?: "failed"
         case .notStarted?: "not started"
         case nil: "waiting"
@@ -178,8 +174,8 @@ final class SMPFleetRenderer: Sendable {
     private static func message(_ device: Device) -> String? {
         switch device.outcome {
         case .completed(let summary)?:
-            Self.result(summary).map {
-                "image \($0.slot.version) in slot \($0.slot.slot), \($0.slot.flagsDescription)"
+            summary.smpOutcome.map {
+                "image \($0.slot.version) in slot \($0.slot.slot), \(flags($0.slot))"
             }
         case .failed(let error)?: error.message
         case .notStarted?: "not started: the run was interrupted"
@@ -187,9 +183,21 @@ final class SMPFleetRenderer: Sendable {
         }
     }
 
-    private static func result(_ summary: UpdateSummary) -> SMPUploadResult? {
-        if case .smp(let result) = summary.detail { return result }
-        return nil
+    /// The slot's flags as the library's SMP result says them: `active confirmed`, …, or `-` for none.
+    private static func flags(_ slot: ImageSlot) -> String {
+        let names = [
+            (slot.isActive, "active"), (slot.isConfirmed, "confirmed"), (slot.isPending, "pending"),
+            (slot.isPermanent, "permanent"),
+        ].filter(\.0).map(\.1)
+        return names.isEmpty ? "-" : names.joined(separator: " ")
+    }
+
+    /// The members of the `phase` or `progress` object `upload --json` prints for `report`.
+    private static func members(_ report: UpdateProgress) -> [String: JSONValue] {
+        guard case .object(let members) = UpdateEvent.progress(report).jsonValue else {
+            preconditionFailure("an update event's JSON is an object")
+        }
+        return members
     }
 
     private static func summaryJSON(_ device: Device) -> JSONValue {

@@ -1,6 +1,5 @@
 import ArgumentParser
 import NRFLoaderKit
-import SMP
 
 /// Options of an SMP (MCUmgr) update: `--target sim:smp` now, an SMP device over BLE or serial later.
 struct SMPOptions: ParsableArguments {
@@ -37,39 +36,29 @@ struct SMPOptions: ParsableArguments {
         options.smpWindow = smpWindow
         return options
     }
-
-    /// The upload policy from these options and the engine's `--timeout` and `--retries`.
-    func configuration(_ engine: EngineOptions) -> SMPUploadConfiguration {
-        updateOptions(engine).smpConfiguration
-    }
 }
 
-/// `--smp-mode`, spelled as ``SMPConfirmMode``'s raw values.
+/// `--smp-mode`, spelled as `UpdateOptions.SMPMode`'s raw values.
 enum SMPModeArgument: String, ExpressibleByArgument, CaseIterable {
     case testAndConfirm = "test-and-confirm"
     case confirm
     case test
     case uploadOnly = "upload-only"
-
-    var mode: SMPConfirmMode {
-        switch self {
-        case .testAndConfirm: .testAndConfirm
-        case .confirm: .confirm
-        case .test: .test
-        case .uploadOnly: .uploadOnly
-        }
-    }
 }
 
 /// `--sim-smp-params 2475,4`.
 struct SimulatedParameters: ExpressibleByArgument {
-    let parameters: MCUmgrParameters
+    /// The SMP buffer size the device reports, in bytes.
+    let bufferSize: Int
+    /// How many SMP buffers the device reports.
+    let bufferCount: Int
 
     init?(argument: String) {
         let fields = argument.split(separator: ",").map { Int($0) }
         guard fields.count == 2, let size = fields[0], let count = fields[1], (64...65535).contains(size),
             (1...255).contains(count)
         else { return nil }
-        parameters = MCUmgrParameters(bufferSize: size, bufferCount: count)
+        bufferSize = size
+        bufferCount = count
     }
 }

@@ -1,6 +1,4 @@
 import ArgumentParser
-import DFUController
-import DeviceLink
 import NRFLoaderBlueZ
 import NRFLoaderKit
 
@@ -48,14 +46,16 @@ struct ScanCommand: AsyncParsableCommand {
             }
         }
         if let address {
-            do { _ = try BluetoothAddress(parsing: address) } catch { throw ValidationError("--address: \(error)") }
+            do { _ = try BluetoothDeviceAddress(parsing: address) } catch {
+                throw ValidationError("--address: \(error)")
+            }
         }
     }
 
     func run() async throws {
         if serial { return SerialScan.run(outputOptions) }
         let pattern = try name.map { try Regex($0) }
-        let wanted = try address.map { try BluetoothAddress(parsing: $0).description }
+        let wanted = try address.map { try BluetoothDeviceAddress(parsing: $0).description }
         var found: [DiscoveredDevice] = []
         let scan = try await BluetoothScanner(adapter: adapter).scan(
             for: .seconds(timeout), includeAll: all, minimumRSSI: rssi.map(Int.init)

@@ -1,6 +1,5 @@
 import ArgumentParser
 import NRFLoaderKit
-import SerialDFU
 
 /// `upload --port`: DFU over a serial port instead of Bluetooth.
 struct SerialOptions: ParsableArguments {

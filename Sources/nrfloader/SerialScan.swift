@@ -1,11 +1,5 @@
 import NRFLoaderKit
 import NRFLoaderSerial
-import SerialDFU
-import SerialLine
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// `scan --serial`: the Nordic, Adafruit and J-Link USB serial ports, from sysfs (no root needed).
 enum SerialScan {
@@ -13,7 +7,7 @@ enum SerialScan {
     ///
     /// - Parameter output: The output options of the scan.
     static func run(_ output: OutputOptions) {
-        let ports = SerialPorts.lister.dfuCandidates()
+        let ports = SerialScanner().ports()
         if output.json {
             // As `scan` over BlueZ: one `device` event per port, then the one final result.
             for port in ports { Console.json(json(port)) }
@@ -30,7 +24,7 @@ enum SerialScan {
         if !output.quiet { Console.note("\(ports.count) serial port\(ports.count == 1 ? "" : "s") found") }
     }
 
-    private static func json(_ port: USBSerialPort) -> JSONValue {
+    private static func json(_ port: SerialPortInfo) -> JSONValue {
         .object([
             "schema": .int(JSONValue.schemaVersion), "event": .string("device"), "path": .string(port.path),
             "vendor_id": .string(hex4(port.vendorID)), "product_id": .string(hex4(port.productID)),

@@ -1,16 +1,7 @@
 import ArgumentParser
-import BlueZ
-import BlueZTransport
-import DBus
-import DFUSimulator
-import DeviceLink
+import NRFLoaderBlueZ
 import NRFLoaderKit
 import NRFLoaderSimulator
-import SimulatedPeripheral
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// `nrfloader simulate`: a simulated Nordic DFU target served through BlueZ, for a central to update.
 struct SimulateCommand: AsyncParsableCommand {
@@ -120,7 +111,9 @@ struct SimulateCommand: AsyncParsableCommand {
         if let exitAfter, exitAfter < 1 { throw ValidationError("--exit-after must be at least 1") }
         if let softDevice, softDevice.value > 0xFFFF { throw ValidationError("--sd-id must be at most 0xFFFF") }
         for text in simFault {
-            do { _ = try FaultSpecification.parse(text) } catch { throw ValidationError("--sim-fault: \(error)") }
+            if let problem = SimulatedDeviceKind.secure.faultProblem(text) {
+                throw ValidationError("--sim-fault: \(problem)")
+            }
         }
         if kind == .smp {
             try validateSMP()
@@ -130,38 +123,40 @@ struct SimulateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        if kind == .smp { return try await runSMP() }
-        guard let kind = kind.dfuKind else { preconditionFailure("simulate --kind \(self.kind) has no DFU kind") }
         // Before anything is registered.
-        if let saveImages { try SimulatorSetup.makeImageDirectory(saveImages) }
-        var secure = SecureBootloaderOptions()
-        secure.hardwareVersion = hwVersion
-        secure.softDeviceFWID = softDevice.map { UInt32($0.value) } ?? Self.defaultSecureSoftDevice
-        if let key { secure.signature = try .verified(keyFile: key) }
-        var configuration = SimulatorSetup.configuration(
-            kind, secure: secure, legacySoftDevice: softDevice.map { UInt16($0.value) },
-            faults: try SimulatorSetup.faultPlan(simFault, seed: simSeed))
-        if let flash { configuration.flash = flash.timing(pageSize: configuration.flash.pageSize) }
-        if let name {
-            if kind == .buttonless { configuration.applicationName = name } else { configuration.bootloaderName = name }
-        }
-        let client = try await BlueZClient.connect()
-        let chosen = try await client.adapter(named: adapter)
-        guard let address = chosen.address.flatMap({ DeviceAddress($0.description) }) else {
-            throw BlueZError.noAdapter(requested: chosen.interfaceName)
-        }
-        let peripheral = SimulatedPeripheral(
-            client: client, adapter: chosen, device: .advertising(configuration, at: address),
-            options: SimulatedPeripheralOptions(mtu: mtu, offersAcquire: !noAcquire, offersAcquireWrite: acquireWrite))
+        if let saveImages { try SimulatorOptions.makeImageDirectory(saveImages) }
+        var serving = BluetoothDeviceSimulator.Options()
+        serving.adapter = adapter
+        serving.mtu = mtu
+        serving.offersAcquire = !noAcquire
+        serving.offersAcquireWrite = acquireWrite
+        let simulator = BluetoothDeviceSimulator(serving: try device(), options: serving)
         let renderer = SimulateRenderer(
-            json: outputOptions.json, quiet: outputOptions.quiet, imageDirectory: saveImages, exitAfter: exitAfter,
-            stop: { peripheral.stop() })
-        Interrupts.onFirstInterrupt { peripheral.stop() }
-        try await peripheral.run { renderer.handle($0) }
+            json: outputOptions.json, quiet: outputOptions.quiet, imageDirectory: saveImages,
+            stop: { simulator.stop() })
+        Interrupts.onFirstInterrupt { simulator.stop() }
+        let report = try await simulator.run(stoppingAfterActivations: exitAfter) { renderer.handle($0) }
         if let failure = renderer.failure { throw failure }
-        if outputOptions.json {
-            Console.json(.object(["schema": .int(JSONValue.schemaVersion), "activations": .int(renderer.activations)]))
+        renderer.finish(report)
+    }
+
+    /// The device the options describe.
+    private func device() throws -> SimulatedDeviceProfile {
+        var device = SimulatedDeviceProfile(kind.kind)
+        device.hardwareVersion = hwVersion
+        device.softDeviceID = softDevice.map { UInt32($0.value) }
+        if kind == .secure || kind == .buttonless {
+            device.softDeviceID = device.softDeviceID ?? Self.defaultSecureSoftDevice
         }
+        device.signatureKeyFile = key
+        device.flash = flash?.simulated
+        device.faults = simFault
+        device.faultSeed = simSeed
+        device.name = name
+        device.smpSlotSize = smpSlotSize
+        device.smpImageCount = smpImages
+        device.smpParameters = simSmpParams.map { ($0.bufferSize, $0.bufferCount) }
+        return device
     }
 
     /// The Secure bootloader's SoftDevice by default: S132 7.2.0 (0x101), which the catalog's nRF52832 images
@@ -169,9 +164,7 @@ struct SimulateCommand: AsyncParsableCommand {
     static let defaultSecureSoftDevice: UInt32 = 0x0101
 }
 
-extension SimulatedTargetKind: ExpressibleByArgument {}
-
-/// `simulate --kind`: an nRF5 DFU target (``SimulatedTargetKind``) or an SMP device.
+/// `simulate --kind`: an nRF5 DFU target or an SMP device.
 enum SimulateKind: String, ExpressibleByArgument, CaseIterable {
     case secure
     case buttonless
@@ -179,8 +172,16 @@ enum SimulateKind: String, ExpressibleByArgument, CaseIterable {
     case legacyV1 = "legacy-v1"
     case smp
 
-    /// The DFU target, `nil` for `smp`.
-    var dfuKind: SimulatedTargetKind? { SimulatedTargetKind(rawValue: rawValue) }
+    /// The device it plays.
+    var kind: SimulatedDeviceKind {
+        switch self {
+        case .secure: .secure
+        case .buttonless: .buttonless
+        case .legacy: .legacy
+        case .legacyV1: .legacyV1
+        case .smp: .smp
+        }
+    }
 }
 
 /// `simulate --flash`: how long the simulated device's flash takes.
@@ -192,11 +193,12 @@ enum FlashModel: String, ExpressibleByArgument, CaseIterable {
     /// No flash time at all: the link and the protocol alone (benchmarks).
     case instant
 
-    func timing(pageSize: Int) -> FlashTiming {
+    /// The library's flash timing.
+    var simulated: SimulatedFlash {
         switch self {
-        case .nrf52: .nRF52
-        case .nrf51: .nRF51
-        case .instant: FlashTiming(pageSize: pageSize, pageErase: .zero, wordWrite: .zero)
+        case .nrf52: .nrf52
+        case .nrf51: .nrf51
+        case .instant: .instant
         }
     }
 }

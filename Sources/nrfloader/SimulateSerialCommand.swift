@@ -1,15 +1,12 @@
 import ArgumentParser
-import DFUSimulator
 import NRFLoaderKit
+import NRFLoaderSerial
 import NRFLoaderSimulator
-import SMPSimulator
-import SerialSimulator
-import Synchronization
 
 /// `nrfloader simulate-serial`: a simulated Secure DFU bootloader behind the SDK 15 serial transport, or a legacy
 /// one behind the SDK 11 three-wire UART transport, served on a pseudo-terminal so that any uploader (this one,
 /// nrfutil, adafruit-nrfutil) can open it as a serial port.
-struct SimulateSerialCommand: ParsableCommand {
+struct SimulateSerialCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "simulate-serial",
         abstract: "Serve a simulated serial DFU bootloader (Secure or legacy) on a pseudo-terminal.",
@@ -65,7 +62,7 @@ struct SimulateSerialCommand: ParsableCommand {
             "smp: misbehave on purpose after a correct start, to test a host: "
                 + SMPMisbehaviour.allCases.map { "\($0.rawValue) (\($0.summary))" }.joined(separator: ", ") + ".",
             valueName: "kind"))
-    var smpMisbehave: SMPMisbehaviour?
+    var smpMisbehave: SMPMisbehaviourArgument?
 
     @Option(help: "The Get MTU answer (the SLIP buffer size): 131 as the SDK's UART transport, at most 491.")
     var mtu: Int = 131
@@ -135,10 +132,8 @@ struct SimulateSerialCommand: ParsableCommand {
         _ = try lineFaults()
     }
 
-    private func lineFaults() throws -> (secure: SerialBootloader.LineFaults, legacy: LegacySerialBootloader.LineFaults)
-    {
-        var secure = SerialBootloader.LineFaults()
-        var legacy = LegacySerialBootloader.LineFaults()
+    private func lineFaults() throws -> SerialDeviceSimulator.LineFaults {
+        var faults = SerialDeviceSimulator.LineFaults()
         func count(_ text: String, after prefix: String) throws -> Int {
             guard let count = Int(text.dropFirst(prefix.count)), count > 0 else {
                 throw ValidationError("--serial-fault '\(text)': \(prefix)N needs a positive N")
@@ -147,89 +142,71 @@ struct SimulateSerialCommand: ParsableCommand {
         }
         for text in serialFault {
             switch text {
-            case "mute":
-                secure.isMute = true
-                legacy.isMute = true
-            case "garbage": secure.sendsGarbage = true
+            case "mute": faults.isMute = true
+            case "garbage": faults.sendsGarbage = true
             case let text where text.hasPrefix("vanish@"):
-                secure.vanishAfterWrites = try count(text, after: "vanish@")
-                legacy.vanishAfterData = secure.vanishAfterWrites
+                faults.vanishesAtDataFrame = try count(text, after: "vanish@")
             case let text where text.hasPrefix("drop-ack@"):
-                legacy.droppedAcknowledgements.insert(try count(text, after: "drop-ack@"))
+                faults.droppedAcknowledgements.insert(try count(text, after: "drop-ack@"))
             default:
                 throw ValidationError("--serial-fault '\(text)': unknown (valid: mute, garbage, vanish@N, drop-ack@N)")
             }
         }
-        return (secure, legacy)
+        return faults
     }
 
-    func run() throws {
-        let faults = try lineFaults()
-        let plan = try SimulatorSetup.faultPlan(simFault, seed: 0)
-        switch `protocol` {
-        case .secure:
-            var secure = SecureBootloaderOptions()
-            secure.hardwareVersion = hwVersion
-            if let softDevice { secure.softDeviceFWID = UInt32(softDevice.value) }
-            if let key { secure.signature = try .verified(keyFile: key) }
-            var configuration = SimulatorSetup.configuration(
-                .secure, secure: secure, legacySoftDevice: nil, faults: plan)
-            configuration.flash = flash.timing(pageSize: configuration.flash.pageSize)
-            try serve(
-                SerialBootloader(device: SimulatedDevice(configuration: configuration), mtu: mtu, faults: faults.secure)
-            )
-        case .smp:
-            try serveSMP()
-        case .legacy:
-            var configuration = SimulatorSetup.configuration(
-                .legacy, secure: SecureBootloaderOptions(), legacySoftDevice: softDevice.map { UInt16($0.value) },
-                faults: plan)
-            configuration.flash = flash.timing(pageSize: configuration.flash.pageSize)
-            try serve(
-                LegacySerialBootloader(device: SimulatedDevice(configuration: configuration), faults: faults.legacy))
+    /// The simulator the options describe.
+    private func simulator() throws -> SerialDeviceSimulator {
+        var device = SimulatedDeviceProfile(`protocol`.kind)
+        device.hardwareVersion = hwVersion
+        device.softDeviceID = softDevice.map { UInt32($0.value) }
+        device.signatureKeyFile = key
+        device.flash = flash.simulated
+        device.faults = simFault
+        device.smpSlotSize = smpSlotSize
+        device.smpImageCount = smpImages
+        device.smpMisbehaviour = smpMisbehave?.misbehaviour
+        var simulator = SerialDeviceSimulator(serving: device, at: port)
+        simulator.mtu = mtu
+        simulator.paceBaudRate = paceBaud
+        simulator.lineFaults = try lineFaults()
+        simulator.smpLineBuffers = smpLineBuffers
+        simulator.usb = sysfs.map { SerialDeviceSimulator.USBDevice(sysfsRoot: $0, serialNumber: usbSerial) }
+        simulator.reenumeration = reenumerate.map {
+            SerialDeviceSimulator.Reenumeration(
+                naming: $0.naming, serialNumberAfterReset: reenumerateSerial, delay: .milliseconds(reenumerateDelay))
         }
+        return simulator
     }
 
-    private func serve<Model: SerialBootloaderModel>(_ bootloader: Model) throws {
+    func run() async throws {
+        let simulator = try simulator()
         let images = try saveImages.map { try SimulatorOptions.parse(["--sim-save-images", $0]) }
-        try images?.checkImageDirectory()
-        let usb = sysfs.map { root in
-            `protocol` != .legacy
-                ? SimulatedUSBDevice(
-                    sysfsRoot: root, vendorID: 0x1915, productID: 0x521F, product: "Open DFU Bootloader (simulated)",
-                    serialNumber: usbSerial)
-                : SimulatedUSBDevice(
-                    sysfsRoot: root, vendorID: 0x239A, productID: 0x0029, product: "nRF52 Bootloader (simulated)",
-                    serialNumber: usbSerial)
+        // An nRF5 bootloader's folder is made before it is served, an SMP device's when it stops.
+        if `protocol` != .smp { try images?.checkImageDirectory() }
+        let port = port
+        let exitAfter = exitAfter
+        let task = Task {
+            try await simulator.run(stoppingAfterActivations: exitAfter) { Console.result("ready \(port) -> \($0)") }
         }
-        let terminal = try PseudoTerminalBootloader(
-            bootloader: bootloader, linkPath: port, paceBaudRate: paceBaud, usb: usb,
-            reenumeration: reenumerate.map {
-                SerialReenumeration(
-                    naming: $0.naming, serialNumberAfterReset: reenumerateSerial,
-                    delay: .milliseconds(reenumerateDelay))
-            })
-        Console.result("ready \(port) -> \(terminal.slavePath)")
-        let stop = StopFlag()
-        Interrupts.onFirstInterrupt { stop.raise() }
-        let vanished = try terminal.run { state in
-            stop.isRaised || exitAfter.map { state.activations >= $0 } ?? false
-        }
-        try images?.save(SimulatedTarget.images(of: terminal.state.device))
+        Interrupts.onFirstInterrupt { task.cancel() }
+        let report = try await task.value
+        if `protocol` == .smp { try images?.checkImageDirectory() }
+        try images?.save(report.images)
         if let transcript {
-            let state = terminal.state
-            var lines = state.transcript
-            if let first = state.firstFrameTime, let last = state.lastActivationTime {
+            var lines = report.transcript
+            if `protocol` != .smp, let span = report.firstByteToLastActivation {
+                let milliseconds = span.components.seconds * 1000 + span.components.attoseconds / 1_000_000_000_000_000
                 lines.append(
-                    "# timing: \(state.hostBytes) host wire bytes, \((last - first).milliseconds) ms from first byte to last activation"
-                )
+                    "# timing: \(report.hostWireBytes) host wire bytes, \(milliseconds) ms from first byte to last "
+                        + "activation")
             }
             let output = try OutputFile(path: transcript)
             try output.write(Array(lines.map { $0 + "\n" }.joined().utf8))
             try output.commit()
         }
-        Console.note(
-            "simulate-serial: \(terminal.state.activations) activation(s)\(vanished ? ", port vanished (fault)" : "")")
+        let vanished = report.portVanished ? ", port vanished (fault)" : ""
+        Console.note("simulate-serial: \(report.activations) activation(s)\(vanished)")
     }
 }
 
@@ -238,6 +215,15 @@ enum SerialSimulationProtocol: String, ExpressibleByArgument, CaseIterable {
     case secure
     case legacy
     case smp
+
+    /// The device it serves.
+    var kind: SimulatedDeviceKind {
+        switch self {
+        case .secure: .secure
+        case .legacy: .legacy
+        case .smp: .smp
+        }
+    }
 }
 
 /// `--reenumerate same|next`.
@@ -245,12 +231,5 @@ enum ReenumerationArgument: String, ExpressibleByArgument, CaseIterable {
     case same
     case next
 
-    var naming: SerialReenumeration.Naming { self == .same ? .same : .next }
-}
-
-/// Set once from the interrupt thread, read by the serving loop.
-final class StopFlag: Sendable {
-    private let raised = Mutex(false)
-    var isRaised: Bool { raised.withLock { $0 } }
-    func raise() { raised.withLock { $0 = true } }
+    var naming: SerialDeviceSimulator.Reenumeration.Naming { self == .same ? .same : .next }
 }

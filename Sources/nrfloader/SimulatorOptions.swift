@@ -1,9 +1,4 @@
 import ArgumentParser
-import DFUPackage
-import DFUSigning
-import DFUSimulator
-import DeviceLink
-import FirmwareInput
 import NRFLoaderKit
 import NRFLoaderSimulator
 
@@ -28,10 +23,8 @@ struct SimulatorOptions: ParsableArguments {
     func validate() throws {
         guard simSpeed >= 0 else { throw ValidationError("--sim-speed must be 0 or more") }
         for text in simFault {
-            do {
-                _ = try FaultSpecification.parse(text)
-            } catch {
-                throw ValidationError("--sim-fault: \(error)")
+            if let problem = SimulatedDeviceKind.secure.faultProblem(text) {
+                throw ValidationError("--sim-fault: \(problem)")
             }
         }
     }
@@ -52,7 +45,7 @@ struct SimulatorOptions: ParsableArguments {
         if let folder {
             directory += "/" + folder
             if mkdir(directory, 0o755) != 0, errno != EEXIST {
-                throw ToolError.cannotCreateOutput(path: directory, reason: InputFile.describeErrno())
+                throw ToolError.cannotCreateOutput(path: directory, reason: ToolError.describeErrno())
             }
         }
         for image in images {
@@ -65,7 +58,23 @@ struct SimulatorOptions: ParsableArguments {
     /// Makes sure `--sim-save-images` names a directory, creating it when it does not exist, before anything is
     /// sent (a single upload and a fleet alike).
     func checkImageDirectory() throws {
-        if let directory = simSaveImages { try SimulatorSetup.makeImageDirectory(directory) }
+        if let directory = simSaveImages { try Self.makeImageDirectory(directory) }
     }
 
+    /// Creates `directory` (one level, as `mkdir` does) unless it exists; fails unless it is then a directory.
+    ///
+    /// - Parameter directory: The directory images are saved to.
+    /// - Throws: ``ToolError/cannotCreateOutput(path:reason:)``.
+    static func makeImageDirectory(_ directory: String) throws {
+        if mkdir(directory, 0o755) != 0, errno != EEXIST {
+            throw ToolError.cannotCreateOutput(path: directory, reason: ToolError.describeErrno())
+        }
+        var information = stat()
+        guard stat(directory, &information) == 0 else {
+            throw ToolError.cannotCreateOutput(path: directory, reason: ToolError.describeErrno())
+        }
+        guard information.st_mode & S_IFMT == S_IFDIR else {
+            throw ToolError.cannotCreateOutput(path: directory, reason: "not a directory")
+        }
+    }
 }

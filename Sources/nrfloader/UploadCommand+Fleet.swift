@@ -1,17 +1,7 @@
 import ArgumentParser
-import BlueZ
-import BlueZTransport
-import DBus
-import DFUController
-import DFUSimulator
-import DFUTargetAdapter
-import DeviceLink
-import FirmwareInput
-import FoundationEssentials
 import NRFLoaderBlueZ
 import NRFLoaderKit
 import NRFLoaderSimulator
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -41,23 +31,23 @@ extension UploadCommand {
         if fleetOptions.targetsFrom == "-", input == "-" {
             throw ValidationError("--targets-from - and the input '-' cannot both read standard input")
         }
-        let kinds = try targets.map(Self.simulatedKind)
+        let kinds = try targets.map { try Self.simulatedDFUKind($0, alsoValid: "") }
         let simulatedCount = kinds.compactMap { $0 }.count
         if simulatedCount > 0 {
             if simulatedCount < targets.count || fleetOptions.targetsFrom != nil || name != nil || !adapters.isEmpty {
                 throw ValidationError("simulated targets (sim...) cannot be mixed with Bluetooth devices or --adapter")
             }
-            if Set(kinds.compactMap { $0?.protocolFamily }).count > 1 {
+            if Set(kinds.compactMap { $0?.dfuProtocol }).count > 1 {
                 throw ValidationError("simulated targets of one run must all speak Secure DFU or all legacy DFU")
             }
         } else {
             if !fleetOptions.simFaultOn.isEmpty || simulatorOptions.simSaveImages != nil {
                 throw ValidationError("--sim-fault-on and --sim-save-images need simulated targets (--target sim...)")
             }
-            var seen: Set<BluetoothAddress> = []
+            var seen: Set<BluetoothDeviceAddress> = []
             for target in targets {
-                let address: BluetoothAddress
-                do { address = try BluetoothAddress(parsing: target) } catch {
+                let address: BluetoothDeviceAddress
+                do { address = try BluetoothDeviceAddress(parsing: target) } catch {
                     throw ValidationError("--target: \(error) (or sim, sim:buttonless, sim:legacy, sim:legacy-v1)")
                 }
                 guard seen.insert(address).inserted else { throw ValidationError("--target \(target) is given twice") }
@@ -68,19 +58,10 @@ extension UploadCommand {
             guard device <= simulatedCount else {
                 throw ValidationError("--sim-fault-on \(text): there are only \(simulatedCount) simulated targets")
             }
-            do { _ = try FaultSpecification.parse(fault) } catch { throw ValidationError("--sim-fault-on: \(error)") }
+            if case .malformed(let message)? = (kinds[device - 1] ?? .secure).faultProblem(fault) {
+                throw ValidationError("--sim-fault-on: \(message)")
+            }
         }
-    }
-
-    /// The simulated kind a `--target` names, `nil` for a Bluetooth address.
-    private static func simulatedKind(_ target: String) throws -> SimulatedTargetKind? {
-        guard target == "sim" || target.hasPrefix("sim:") else { return nil }
-        let name = target == "sim" ? "secure" : String(target.dropFirst(4))
-        guard let kind = SimulatedTargetKind(rawValue: name) else {
-            let kinds = SimulatedTargetKind.allCases.map { "sim:\($0.rawValue)" }.joined(separator: ", ")
-            throw ValidationError("unknown simulated target '\(target)' (valid: sim, \(kinds))")
-        }
-        return kind
     }
 
     /// A bad `--targets-from` list is a ``FleetTargetListError``: exit 64 as a validation error would, without
@@ -88,12 +69,12 @@ extension UploadCommand {
     func runFleet() async throws {
         // The input first: a bad file fails before any device work.
         let firmware = try Firmware(input, options: firmwareOptions)
-        let input = try firmware.dfuInput(defaultProtocol: nil)
-        let kinds = try targets.compactMap(Self.simulatedKind)
+        let parts = try firmware.dfuParts()
+        let kinds = try targets.compactMap { try Self.simulatedDFUKind($0, alsoValid: "") }
         if !kinds.isEmpty {
-            try await runSimulatedFleet(firmware, input, kinds: kinds)
+            try await runSimulatedFleet(firmware, parts, kinds: kinds)
         } else {
-            try await runBluetoothFleet(firmware, input)
+            try await runBluetoothFleet(firmware, parts)
         }
     }
 
@@ -102,13 +83,13 @@ extension UploadCommand {
     /// The address of the `index`th (0-based) simulated device: C0:DE:00:00:01:01, C0:DE:00:00:02:01, …, so that
     /// devices can be told apart (and their bootloaders at address + 1 never collide).
     private static func simulatedAddress(_ index: Int) -> String {
-        BluetoothAddress(
+        BluetoothDeviceAddress(
             (0xC0, 0xDE, 0x00, UInt8(truncatingIfNeeded: (index + 1) >> 8), UInt8(truncatingIfNeeded: index + 1), 0x01)
         )
         .description
     }
 
-    private func runSimulatedFleet(_ firmware: Firmware, _ input: FirmwareInput, kinds: [SimulatedTargetKind])
+    private func runSimulatedFleet(_ firmware: Firmware, _ parts: [UpdatePlan.Part], kinds: [SimulatedDeviceKind])
         async throws
     {
         try simulatorOptions.checkImageDirectory()
@@ -118,13 +99,12 @@ extension UploadCommand {
             var options = simulatorOptions.deviceOptions
             options.faults += own.map(\.fault)
             options.address = Self.simulatedAddress(index)
-            simulated.append(
-                try SimulatedTarget(SimulatedDeviceKind(rawValue: kind.rawValue) ?? .secure, options: options))
+            simulated.append(try SimulatedTarget(kind, options: options))
         }
         let labels = simulated.map { $0.address ?? "" }
         let devices = labels.map { FleetRenderer.Device(label: $0, name: nil, lane: "sim") }
         let outcomes = try await runFleet(
-            input, devices: devices,
+            firmware, parts, devices: devices,
             updates: simulated.map { device in
                 FirmwareUpdate(firmware: firmware, target: device.target, options: updateOptions)
             }
@@ -139,7 +119,7 @@ extension UploadCommand {
 
     // MARK: BlueZ
 
-    private func runBluetoothFleet(_ firmware: Firmware, _ input: FirmwareInput) async throws {
+    private func runBluetoothFleet(_ firmware: Firmware, _ parts: [UpdatePlan.Part]) async throws {
         let listed = try listedDevices()
         let bluetooth = try await BluetoothFleet.open(adapters: adapters)
         // Devices given by address are spread over the adapters in turn; devices found by name stay on the
@@ -157,7 +137,7 @@ extension UploadCommand {
             }
         }
         let updates = try bluetoothUpdates(firmware, bluetooth, devices.map { ($0.label, $0.lane) })
-        let outcomes = try await runFleet(input, devices: devices, updates: updates) { fleet, onEvent in
+        let outcomes = try await runFleet(firmware, parts, devices: devices, updates: updates) { fleet, onEvent in
             try await bluetooth.run(fleet, onEvent: onEvent)
         }
         try finishFleet(outcomes)
@@ -166,9 +146,11 @@ extension UploadCommand {
     /// The devices `--target` and `--targets-from` name, each once, in that order.
     func listedDevices() throws -> [FleetTargetList.Entry] {
         var listed: [FleetTargetList.Entry] = []
-        for target in targets { listed.append(.init(address: try BluetoothAddress(parsing: target), name: nil)) }
+        for target in targets {
+            listed.append(.init(address: try BluetoothDeviceAddress(parsing: target), name: nil))
+        }
         if let file = fleetOptions.targetsFrom {
-            let list = try FleetTargetList(try InputFile(path: file).readAll(), file: file == "-" ? "<stdin>" : file)
+            let list = try FleetTargetList(try InputText.read(file), file: file == "-" ? "<stdin>" : file)
             for entry in list.entries where !listed.contains(where: { $0.address == entry.address }) {
                 listed.append(entry)
             }
@@ -193,13 +175,13 @@ extension UploadCommand {
 
     /// Runs every device's update with the renderer attached; Ctrl-C cancels them all.
     private func runFleet(
-        _ input: FirmwareInput, devices: [FleetRenderer.Device], updates: [FirmwareUpdate],
+        _ firmware: Firmware, _ parts: [UpdatePlan.Part], devices: [FleetRenderer.Device], updates: [FirmwareUpdate],
         run:
             @escaping @Sendable (FleetUpdate, @escaping @Sendable (FleetUpdate.Event) -> Void) async throws
             -> [FleetUpdate.Outcome]
     ) async throws -> [FleetUpdate.Outcome] {
         let parallel = fleetOptions.parallel ?? FleetOptions.defaultParallel
-        let renderer = FleetRenderer(mode: renderMode, input: input, devices: devices)
+        let renderer = FleetRenderer(mode: renderMode, input: firmware.name, parts: parts, devices: devices)
         let fleet = FleetUpdate(updates, maximumConcurrentUpdates: parallel)
         renderer.begin(parallel: parallel)
         let task = Task { try await run(fleet) { renderer.handle($0) } }

@@ -1,15 +1,15 @@
 import ArgumentParser
-import DFUSimulator
-import DeviceLink
 import NRFLoaderKit
-import SMPSimulator
+import NRFLoaderSimulator
 
 extension UploadCommand {
     /// Rejects `--sim-fault` kinds the SMP device does not simulate (exit 64, before anything runs).
     func validateSMPSimulation() throws {
         for text in simulatorOptions.simFault {
-            if let reason = SimulatedSMPTransport.unsupportedReason(try FaultSpecification.parse(text)) {
-                throw ValidationError("--sim-fault '\(text)' \(reason)")
+            switch SimulatedDeviceKind.smp.faultProblem(text) {
+            case .malformed(let message)?: throw ValidationError("--sim-fault: \(message)")
+            case .unsupported(let reason)?: throw ValidationError("--sim-fault '\(text)' \(reason)")
+            case nil: break
             }
         }
     }

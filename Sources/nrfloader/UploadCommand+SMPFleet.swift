@@ -1,29 +1,14 @@
 import ArgumentParser
-import BlueZ
-import BlueZTransport
-import Checksums
-import DBus
-import DFUController
-import FoundationEssentials
-import MCUbootImage
 import NRFLoaderBlueZ
 import NRFLoaderKit
-import SMP
-import SMPBlueZ
-import SMPTargetAdapter
-import Synchronization
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// `upload` of a signed MCUboot image to several devices over SMP through BlueZ: several `--target`,
 /// `--targets-from`, several `--adapter`. Each device gets its own SMP session (its own BlueZ client, so that its
 /// discovery session is its own), up to `--parallel` at once per adapter; link set-ups on one adapter still take
-/// turns (`BlueZGATTTransport`'s connection gate).
+/// turns (``BluetoothFleet/run(_:onEvent:)``).
 extension UploadCommand {
     /// Runs the fleet and exits with the most serious device status when any device was not updated.
-    func runSMPFleet(_ firmware: Firmware, image: MCUbootImage) async throws {
+    func runSMPFleet(_ firmware: Firmware, image: MCUbootImageInfo) async throws {
         guard name == nil else {
             throw ValidationError(
                 "--name REGEX --all with a signed MCUboot image is not supported; give the devices with --target or "
@@ -48,15 +33,15 @@ extension UploadCommand {
 
     /// The checked MCUboot image when the input of a fleet is one (a file starting with the image magic, or a catalog
     /// id with `dfu.mcuboot`), else `nil`.
-    func mcubootFleetInput() throws -> (Firmware, MCUbootImage)? {
+    func mcubootFleetInput() throws -> (Firmware, MCUbootImageInfo)? {
         // Standard input is read once, by whichever path takes it.
         guard input != "-" else { return nil }
         let firmware = try Firmware(input, options: firmwareOptions)
-        guard case .mcuboot(let update) = firmware.content else { return nil }
-        guard !update.isPackage, let only = update.images.first else {
+        guard firmware.isMCUboot else { return nil }
+        guard let image = firmware.mcubootImage else {
             throw ValidationError(
                 "'\(input)' is an nRF Connect SDK package; several devices take one signed MCUboot image per run")
         }
-        return (firmware, only.image)
+        return (firmware, image)
     }
 }

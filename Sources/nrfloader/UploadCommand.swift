@@ -1,8 +1,4 @@
 import ArgumentParser
-import BlueZTransport
-import DFUController
-import DeviceLink
-import FirmwareInput
 import NRFLoaderBlueZ
 import NRFLoaderKit
 import NRFLoaderSerial
@@ -77,7 +73,7 @@ struct UploadCommand: AsyncParsableCommand {
         case (.some, .some): throw ValidationError("--target and --name exclude each other")
         case (let target?, nil):
             if try simulatedKind() == nil {
-                do { _ = try BluetoothAddress(parsing: target) } catch {
+                do { _ = try BluetoothDeviceAddress(parsing: target) } catch {
                     throw ValidationError(
                         "--target: \(error) (or sim, sim:buttonless, sim:legacy, sim:legacy-v1, sim:smp)")
                 }
@@ -87,13 +83,28 @@ struct UploadCommand: AsyncParsableCommand {
         }
     }
 
-    /// The simulated device `--target` names, or `nil` for a Bluetooth device.
-    private func simulatedKind() throws -> SimulatedTargetKind? {
-        guard let target, target == "sim" || target.hasPrefix("sim:") else { return nil }
+    /// The simulated nRF5 device `--target` names, or `nil` for a Bluetooth device (`sim:smp` is
+    /// ``isSMPSimulation``).
+    private func simulatedKind() throws -> SimulatedDeviceKind? {
+        guard let target else { return nil }
+        return try Self.simulatedDFUKind(target, alsoValid: ", sim:smp")
+    }
+
+    /// The simulated nRF5 device kind a `--target` names (`sim`, `sim:buttonless`, `sim:legacy`, `sim:legacy-v1`),
+    /// or `nil` for a Bluetooth address.
+    ///
+    /// - Parameters:
+    ///   - target: The `--target` text.
+    ///   - alsoValid: More valid targets, for the message: `, sim:smp` where one device is updated.
+    /// - Returns: The kind, or `nil` for a target that does not start with `sim`.
+    /// - Throws: `ValidationError` for `sim:` and an unknown kind.
+    static func simulatedDFUKind(_ target: String, alsoValid: String) throws -> SimulatedDeviceKind? {
+        guard target == "sim" || target.hasPrefix("sim:") else { return nil }
         let name = target == "sim" ? "secure" : String(target.dropFirst(4))
-        guard let kind = SimulatedTargetKind(rawValue: name) else {
-            let kinds = SimulatedTargetKind.allCases.map { "sim:\($0.rawValue)" }.joined(separator: ", ")
-            throw ValidationError("unknown simulated target '\(target)' (valid: sim, \(kinds), sim:smp)")
+        let kinds = SimulatedDeviceKind.allCases.filter { $0 != .smp }
+        guard let kind = kinds.first(where: { $0.rawValue == name }) else {
+            let names = kinds.map { "sim:\($0.rawValue)" }.joined(separator: ", ")
+            throw ValidationError("unknown simulated target '\(target)' (valid: sim, \(names)\(alsoValid))")
         }
         return kind
     }
@@ -111,8 +122,7 @@ struct UploadCommand: AsyncParsableCommand {
                 FirmwareUpdate(
                     firmware: firmware, target: .serial(port, options: serialPortOptions), options: updateOptions))
         }
-        let kind: SimulatedDeviceKind? =
-            isSMPSimulation ? .smp : try simulatedKind().flatMap { SimulatedDeviceKind(rawValue: $0.rawValue) }
+        let kind: SimulatedDeviceKind? = isSMPSimulation ? .smp : try simulatedKind()
         guard let kind else {
             let device: UpdateTarget =
                 if let target { try .bluetooth(address: target, options: bluetoothTargetOptions) } else {
@@ -124,9 +134,7 @@ struct UploadCommand: AsyncParsableCommand {
         var deviceOptions = simulatorOptions.deviceOptions
         deviceOptions.name = target ?? kind.targetName
         deviceOptions.smpImages = smpOptions.simImages
-        deviceOptions.smpParameters = smpOptions.simSmpParams.map {
-            ($0.parameters.bufferSize, $0.parameters.bufferCount)
-        }
+        deviceOptions.smpParameters = smpOptions.simSmpParams.map { ($0.bufferSize, $0.bufferCount) }
         let simulated = try SimulatedTarget(kind, options: deviceOptions)
         do {
             try await perform(FirmwareUpdate(firmware: firmware, target: simulated.target, options: updateOptions))
@@ -183,11 +191,6 @@ struct UploadCommand: AsyncParsableCommand {
         return options
     }
 
-    /// The BlueZ transport's behaviour from `--no-acquire`, `--wait`, `--timeout` and `--retries` (the fleets').
-    var bluetoothOptions: BlueZGATTTransport.Options {
-        BluetoothDevices.transportOptions(bluetoothTargetOptions, update: updateOptions)
-    }
-
     /// Whether `--target sim:smp` asks for the simulated SMP device (one device, not a fleet).
     var isSMPSimulation: Bool { targets == ["sim:smp"] && name == nil }
 
@@ -196,14 +199,5 @@ struct UploadCommand: AsyncParsableCommand {
         outputOptions.json
             ? .json
             : outputOptions.quiet ? .quiet : Console.isTerminal(2) && !Console.isDumbTerminal ? .terminal : .lines
-    }
-
-    /// The input as firmware for nRF5 DFU (the fleets').
-    ///
-    /// - Parameter defaultProtocol: The init packet's protocol when one is generated.
-    /// - Returns: The firmware, its signatures checked with `--verify-key`.
-    /// - Throws: ``UpdateError`` for an input that cannot be read or parsed.
-    func loadInput(defaultProtocol: FirmwareInput.ProtocolFamily?) throws -> FirmwareInput {
-        try Firmware(input, options: firmwareOptions).dfuInput(defaultProtocol: defaultProtocol)
     }
 }

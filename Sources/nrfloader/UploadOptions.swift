@@ -1,5 +1,4 @@
 import ArgumentParser
-import DFUController
 import NRFLoaderKit
 
 /// Init packet fields for `.hex`, `.bin` and catalog inputs (packages bring their own).
@@ -92,7 +91,4 @@ struct EngineOptions: ParsableArguments {
         options.resumes = !noResume
         return options
     }
-
-    /// The DFU engine's policy.
-    var configuration: DFUConfiguration { updateOptions.dfuConfiguration }
 }

@@ -52,7 +52,7 @@ final class UploadRenderer {
             }
         case .progress(let progress):
             lastProgress = progress
-            if progress.style == .legacySerial {
+            if progress.isMilestone {
                 // Legacy serial DFU reports acknowledged bytes each 10 %: every one is shown.
                 switch mode {
                 case .json: Console.json(event.jsonValue)
@@ -86,7 +86,7 @@ final class UploadRenderer {
         if !force, let lastDraw, lastDraw.duration(to: now) < Self.redrawInterval { return }
         lastDraw = now
         switch mode {
-        case .json: Console.json(.event("progress", progress.jsonMembers))
+        case .json: Console.json(UpdateEvent.progress(progress).jsonValue)
         case .terminal: draw(progress)
         case .lines, .quiet: break
         }

@@ -428,7 +428,7 @@ package final class BlueZGATTTransport: GATTTransport {
             }
             guard let path else { return }
             self.state.withLock { state in self.linkDown(&state, reason: "disconnected by nrfloader") }
-            // Never while another link of this adapter is being set up (ConnectionGate).
+            // Never while another link of this adapter is being created or torn down (ConnectionGate).
             await ConnectionGate.gate(for: self.adapter.path).holding { () async in
                 _ = try? await self.call(path, BlueZInterface.device, "Disconnect")
             }
@@ -463,40 +463,19 @@ package final class BlueZGATTTransport: GATTTransport {
         async throws(LinkError) -> LinkConnection
     {
         let path = try await locate(request, deadline: deadline)
-        // One set-up at a time on this adapter (ConnectionGate): a fleet's devices connect one after the other.
-        return try await ConnectionGate.gate(for: adapter.path).holding { () async throws(LinkError) in
-            try await setUp(path, request, deadline: deadline, attempt: attempt)
-        }
+        return try await setUp(path, request, deadline: deadline, attempt: attempt)
     }
 
-    /// Connects to the located device and maps its DFU characteristics, holding the adapter's connection gate.
+    /// Connects to the located device and maps its DFU characteristics; only `Device1.Connect`
+    /// (``requestLink(_:_:deadline:attempt:)``) and the teardown of an attempt given up hold the adapter's connection
+    /// gate, so a fleet's devices resolve services, read their characteristics and acquire their sockets side by side.
     private func setUp(_ path: String, _ request: ConnectionRequest, deadline: ContinuousClock.Instant, attempt: Int)
         async throws(LinkError) -> LinkConnection
     {
-        guard clock.now < deadline else {
-            throw .timedOut(
-                "waited past the connection deadline for another device's set-up on \(adapter.interfaceName)")
-        }
         state.withLock { $0.session = Session(devicePath: path) }
         let address = state.withLock { $0.devices[path]?.address } ?? request.address
-        // One attempt may use its share of what is left, so that a failed one leaves time to try again.
-        let attemptsLeft = max(options.connectionAttempts - attempt + 1, 1)
-        let share = max(remaining(until: deadline) / attemptsLeft, min(options.serviceResolutionTimeout, .seconds(5)))
-        let attemptDeadline = min(deadline, clock.now.advanced(by: max(share, .milliseconds(1))))
-        let connectStarted = clock.now
-        do {
-            try await call(path, BlueZInterface.device, "Connect", timeout: remaining(until: attemptDeadline))
-            // BlueZ answers Connect once the link is up: the truth when no Connected=true is signalled.
-            state.withLock { state in state.devices[path]?.isConnected = true }
-        } catch .alreadyConnected, .inProgress {
-            // Connected already, or BlueZ is connecting: service resolution below decides.
-        } catch .bus(.timedOut) {
-            await cancelConnection(path)
-            throw .timedOut(
-                "bluez did not connect to \(address) within \(seconds(connectStarted.duration(to: clock.now)))")
-        } catch {
-            throw transportError(error, doing: "connect to \(address)")
-        }
+        let (attemptDeadline, connectStarted) = try await requestLink(
+            path, address, deadline: deadline, attempt: attempt)
         let resolutionDeadline = min(attemptDeadline, clock.now.advanced(by: options.serviceResolutionTimeout))
         let resolved = await waitForServices(path, until: resolutionDeadline)
         guard let resolved else {
@@ -556,6 +535,43 @@ package final class BlueZGATTTransport: GATTTransport {
             throw .linkLost("\(address) disconnected while connecting")
         }
         return LinkConnection(mtu: mtu, characteristics: Set(characteristics.keys), address: address)
+    }
+
+    /// Asks BlueZ for the link (`Device1.Connect`) holding the adapter's connection gate: the one step of a set-up
+    /// that creates a link in the kernel, never beside another's creation or teardown (ConnectionGate).
+    ///
+    /// - Returns: The attempt's deadline, its share of what is left once the gate let it in, and when `Connect` was
+    ///   sent.
+    private func requestLink(
+        _ path: String, _ address: BluetoothAddress, deadline: ContinuousClock.Instant, attempt: Int
+    ) async throws(LinkError) -> (attemptDeadline: ContinuousClock.Instant, connectStarted: ContinuousClock.Instant) {
+        try await ConnectionGate.gate(for: adapter.path).holding { () async throws(LinkError) in
+            guard clock.now < deadline else {
+                throw .timedOut(
+                    "waited past the connection deadline for another device's link on \(adapter.interfaceName)")
+            }
+            // One attempt may use its share of what is left, so that a failed one leaves time to try again.
+            let attemptsLeft = max(options.connectionAttempts - attempt + 1, 1)
+            let share = max(
+                remaining(until: deadline) / attemptsLeft, min(options.serviceResolutionTimeout, .seconds(5)))
+            let attemptDeadline = min(deadline, clock.now.advanced(by: max(share, .milliseconds(1))))
+            let connectStarted = clock.now
+            do throws(BlueZError) {
+                try await call(path, BlueZInterface.device, "Connect", timeout: remaining(until: attemptDeadline))
+                // BlueZ answers Connect once the link is up: the truth when no Connected=true is signalled.
+                state.withLock { state in state.devices[path]?.isConnected = true }
+            } catch .alreadyConnected, .inProgress {
+                // Connected already, or BlueZ is connecting: service resolution decides.
+            } catch .bus(.timedOut) {
+                // Still holding the gate: the teardown of this attempt is part of the same step.
+                await disconnectDevice(path)
+                throw .timedOut(
+                    "bluez did not connect to \(address) within \(seconds(connectStarted.duration(to: clock.now)))")
+            } catch {
+                throw transportError(error, doing: "connect to \(address)")
+            }
+            return (attemptDeadline, connectStarted)
+        }
     }
 
     /// Finds the device the request names: connected already, or seen advertising after its cached object (if
@@ -776,8 +792,14 @@ package final class BlueZGATTTransport: GATTTransport {
         }
     }
 
-    /// Gives up a connection attempt in BlueZ too, so that the next one starts clean.
+    /// Gives up a connection attempt in BlueZ too, so that the next one starts clean; a teardown, so it waits for the
+    /// adapter's connection gate.
     private func cancelConnection(_ path: String) async {
+        await ConnectionGate.gate(for: adapter.path).holding { () async in await disconnectDevice(path) }
+    }
+
+    /// `Device1.Connect`'s counterpart, for a caller that holds the adapter's connection gate.
+    private func disconnectDevice(_ path: String) async {
         _ = try? await call(path, BlueZInterface.device, "Disconnect", timeout: .seconds(5))
     }
 

@@ -1,13 +1,23 @@
 import Synchronization
 
-/// One link set-up or teardown at a time per adapter, for every transport of this process.
+/// One link creation or teardown at a time per adapter, for every transport of this process.
 ///
-/// Debian 12's kernel (6.1) can corrupt its connection list when two LE links of one adapter are set up at once, or
-/// when one is torn down while another is being set up: on the real-bluetoothd tier the second link of a fleet
-/// dropped during its MTU exchange (`device_svc_resolved() … err -5`), and tearing it down hit `list_del corruption`
-/// (`kernel BUG at lib/list_debug.c:56`) in bluetoothd's context, which took bluetoothd down. A fleet therefore
-/// connects its devices one after the other (from `Device1.Connect` to the DFU characteristics and sockets) and
-/// disconnects them between set-ups; transfers still run side by side.
+/// The gate covers the two steps that add a link to the adapter's connection list in the kernel or take one off it:
+/// our `Device1.Connect` (until BlueZ answers, and the `Disconnect` of an attempt that timed out) and our
+/// `Device1.Disconnect`. Service resolution, reading the characteristics, `AcquireWrite` and `StartNotify` run on a
+/// link that exists already, over its own ATT bearer, and bluetoothd keeps them per device: a fleet's devices do those
+/// side by side, as they transfer side by side.
+///
+/// The gate used to span a whole set-up, from `Device1.Connect` to the DFU sockets, after a fleet's second link on
+/// the real-bluetoothd tier dropped during its MTU exchange (`device_svc_resolved() … err -5`) and its teardown hit
+/// `list_del corruption` (`kernel BUG at lib/list_debug.c:56`) in bluetoothd's context on Debian 12's kernel (6.1).
+/// That was traced later to btvirt 5.66, not to overlapping set-ups (`Tests/VM/README.md`, "A fleet on one central"):
+/// btvirt numbers a central's second link differently at its two ends, so any second concurrent link carries data
+/// one way only, and closing the ATT socket of such a half-dead link is what hit the BUG. The wide gate never kept two
+/// links apart (the first device's link stays up, transferring, while the next is set up); it only made each device
+/// wait for the others' service resolution, which on real bluetoothd can take seconds (testrig.md). What is left is
+/// the precaution that costs little: two links are never created, or one created while another is torn down, at the
+/// same moment.
 final class ConnectionGate: Sendable {
     private struct State {
         var isHeld = false

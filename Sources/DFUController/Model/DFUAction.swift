@@ -1,11 +1,11 @@
 /// Something the adapter must do, returned by every ``DFUController`` input in execution order.
 ///
 /// The adapter performs actions one after another. A ``write(_:_:)`` or ``enableNotifications(_:)`` is awaited
-/// before the next action starts, and its success is fed back at once with ``DFUController/writeCompleted(at:)``.
+/// before the next action starts, and its success is fed back at once with `DFUController/writeCompleted(at:)`.
 package import DeviceLink
 
 package enum DFUAction: Sendable, Equatable {
-    /// Connect to the device, discover its services, then call ``DFUController/connected(mtu:characteristics:at:)``.
+    /// Connect to the device, discover its services, then call `DFUController/connected(mtu:characteristics:at:)`.
     case connect(ConnectionRequest)
     /// Enable notifications (indications for buttonless characteristics) by writing the CCCD.
     case enableNotifications(DFUCharacteristic)

@@ -1,4 +1,4 @@
-/// The running state of a ``FaultPlan``: counters per fault and the seeded generator.
+/// The running state of a `FaultPlan`: counters per fault and the seeded generator.
 import DeviceLink
 
 struct FaultInjector: Sendable {

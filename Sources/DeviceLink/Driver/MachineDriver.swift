@@ -7,6 +7,9 @@
 /// connection attempt (the user's interrupt, not a device that was not found), and the clean-up the machine asks for
 /// then (an Abort, a disconnection) still goes out before `run` returns.
 ///
+/// A caller that holds a ``PauseGate`` (``PauseGate/current``) can pause the run between two steps and resume it
+/// where it stood.
+///
 /// In one list of actions, the link operations are performed in order. When one fails, the machine is told; after a
 /// lost link the rest of the list's link operations are skipped (they would fail the same way) while its timers and
 /// reports still count, and after any other failure the rest of the list is dropped: the machine decides anew.
@@ -48,9 +51,19 @@ package struct MachineDriver<Link: DriverLink>: Sendable {
         func now() -> Duration { start.duration(to: clock.now) }
         var timers: [Machine.Timer: Duration] = [:]
         var cancelled = false
+        let gate = PauseGate.current
         var pending = machine.start(at: now())
 
         while true {
+            if let gate, gate.isPaused, !Task.isCancelled {
+                let paused = clock.now
+                log("paused")
+                await gate.waitWhilePaused()
+                let pause = paused.duration(to: clock.now)
+                // No answer times out because of the pause.
+                timers = timers.mapValues { $0 + pause }
+                log("resumed after a pause of \(pause)")
+            }
             var followUps: [Machine.Action] = []
             var skipsLinkOperations = false
             actions: for (index, action) in pending.enumerated() {

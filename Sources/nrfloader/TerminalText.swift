@@ -5,7 +5,7 @@ extension String {
     ///
     /// This is the one escaping function of the command line: tables, `name: value` lines, progress labels and the
     /// `Error:` line all pass outside text through it. JSON output escapes the same characters as `\u00HH`.
-    package var escapedForTerminal: String {
+    var escapedForTerminal: String {
         guard unicodeScalars.contains(where: \.isTerminalControl) else { return self }
         var escaped = ""
         for scalar in unicodeScalars {
@@ -22,7 +22,14 @@ extension String {
 
 extension Unicode.Scalar {
     /// C0 (U+0000–U+001F), DEL (U+007F) or C1 (U+0080–U+009F): characters a terminal acts on instead of showing.
-    package var isTerminalControl: Bool {
+    var isTerminalControl: Bool {
         value < 0x20 || (0x7F...0x9F).contains(value)
+    }
+}
+
+extension String {
+    /// The text right-aligned in `width` columns: spaces before it, none when it is already as wide.
+    func leftPadded(to width: Int) -> String {
+        String(repeating: " ", count: max(0, width - count)) + self
     }
 }
