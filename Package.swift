@@ -197,7 +197,11 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .target(
-            name: "TestSupport", dependencies: ["DeviceLink"], path: "Tests/TestSupport", swiftSettings: strictSwift6),
+            // The BlueZ rig (a private dbus-daemon with bluezoo) lives here for every suite that needs a bus: hence BlueZ
+            // and DBus.
+            name: "TestSupport", dependencies: ["DeviceLink", "BlueZ", "DBus"], path: "Tests/TestSupport",
+            swiftSettings: strictSwift6),
+        .testTarget(name: "DeviceLinkTests", dependencies: ["DeviceLink"], swiftSettings: strictSwift6),
         .testTarget(name: "DFUPackageTests", dependencies: ["DFUPackage", "TestSupport"], swiftSettings: strictSwift6),
         .testTarget(
             name: "DFUControllerTests",
@@ -223,13 +227,27 @@ let package = Package(
             dependencies: ["DFUSigning", "DFUPackage", "TestSupport"],
             swiftSettings: strictSwift6
         ),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "BlueZ", "TestSupport"], swiftSettings: strictSwift6),
+        .testTarget(
+            name: "BlueZTests", dependencies: ["BlueZ", "DBus", "DFUController", "TestSupport"],
+            swiftSettings: strictSwift6),
         .testTarget(
             name: "BlueZTransportTests",
-            dependencies: ["BlueZ", "BlueZTransport", "DBus", "DFUTargetAdapter", "DFUController", "TestSupport"],
+            dependencies: [
+                "BlueZTransport", "BlueZ", "DFUTargetAdapter", "DFUController", "DFUSimulator", "SimulatedPeripheral",
+                "DeviceLink", "TestSupport",
+            ],
             swiftSettings: strictSwift6
         ),
         .testTarget(
-            name: "DFUEngineTests",
+            name: "SimulatedPeripheralTests",
+            dependencies: [
+                "SimulatedPeripheral", "BlueZ", "BlueZTransport", "DFUSimulator", "DFUController", "DFUTargetAdapter",
+                "DFUPackage", "DeviceLink", "TestSupport",
+            ],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "DFUTargetAdapterTests",
             dependencies: [
                 "DeviceLink",
                 "DFUTargetAdapter", "DFUController", "DFUSimulator", "DFUPackage", "DFUSigning", "FirmwareInput",
@@ -238,22 +256,47 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .testTarget(
-            name: "PackageBuilderTests",
-            dependencies: ["TestSupport", "DFUPackage", "DFUSigning", "PackageBuilder"],
+            name: "FirmwareInputTests",
+            dependencies: ["FirmwareInput", "DFUController", "DFUPackage", "TestSupport"],
             swiftSettings: strictSwift6
         ),
+        .testTarget(
+            name: "PackageBuilderTests", dependencies: ["PackageBuilder", "TestSupport"], swiftSettings: strictSwift6),
+        .testTarget(
+            name: "BootloaderSettingsTests", dependencies: ["BootloaderSettings", "PackageBuilder", "TestSupport"],
+            swiftSettings: strictSwift6),
         .testTarget(
             name: "SerialDFUTests",
             dependencies: ["DeviceLink", "SerialDFU", "Checksums", "DFUController", "DFUTargetAdapter", "TestSupport"],
             swiftSettings: strictSwift6),
+        .testTarget(name: "SerialLineTests", dependencies: ["SerialLine"], swiftSettings: strictSwift6),
+        .testTarget(
+            name: "SerialSimulatorTests",
+            dependencies: ["SerialSimulator", "SerialDFU", "SerialLine", "DFUSimulator"],
+            swiftSettings: strictSwift6),
         .testTarget(
             name: "SMPTests",
+            dependencies: ["DeviceLink", "SMP", "MCUbootImage", "Checksums", "SMPSimulator", "TestSupport"],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "SMPTargetAdapterTests",
             dependencies: [
-                "DeviceLink", "SMP", "MCUbootImage", "SMPTargetAdapter", "SMPSimulator", "DFUSimulator", "TestSupport",
+                "DeviceLink", "SMP", "MCUbootImage", "Checksums", "SMPTargetAdapter", "SMPSimulator", "DFUSimulator",
+                "TestSupport",
             ],
             swiftSettings: strictSwift6),
         .testTarget(
+            name: "SMPSimulatorTests", dependencies: ["SMPSimulator", "SMP", "MCUbootImage", "DeviceLink"],
+            swiftSettings: strictSwift6),
+        .testTarget(
             name: "SMPSerialTests", dependencies: ["DeviceLink", "SMPSerial", "SMP", "SMPTargetAdapter"],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "SMPBlueZTests",
+            dependencies: [
+                "SMPBlueZ", "SMPTargetAdapter", "SMP", "SMPSimulator", "SimulatedPeripheral", "BlueZ", "BlueZTransport",
+                "DFUSimulator", "DeviceLink", "MCUbootImage", "TestSupport",
+            ],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "MCUbootImageTests", dependencies: ["MCUbootImage", "TestSupport"], swiftSettings: strictSwift6),
@@ -264,16 +307,25 @@ let package = Package(
             name: "NRFLoaderKitTests", dependencies: ["NRFLoaderKit", "NRFLoaderSimulator", "TestSupport"],
             swiftSettings: strictSwift6),
         .testTarget(
+            name: "NRFLoaderSimulatorTests", dependencies: ["NRFLoaderSimulator", "NRFLoaderKit"],
+            swiftSettings: strictSwift6),
+        .testTarget(
             name: "NRFLoaderSerialTests",
-            dependencies: ["NRFLoaderKit", "NRFLoaderSerial", "NRFLoaderSimulator", "TestSupport"],
+            dependencies: [
+                "NRFLoaderKit", "NRFLoaderSerial", "NRFLoaderSimulator", "SerialSimulator", "DFUSimulator",
+                "TestSupport",
+            ],
             swiftSettings: strictSwift6),
         .testTarget(
-            name: "NRFLoaderBlueZTests",
-            dependencies: ["NRFLoaderKit", "NRFLoaderBlueZ", "NRFLoaderSimulator"],
+            name: "NRFLoaderBlueZTests", dependencies: ["NRFLoaderKit", "NRFLoaderBlueZ", "NRFLoaderSimulator"],
             swiftSettings: strictSwift6),
         .testTarget(
+            // The one target that launches the built nrfloader (TestPaths.nrfloader); BlueZ/ runs it on the bluezoo rig.
             name: "CLITests",
-            dependencies: ["TestSupport", "Checksums", "DFUPackage", "SMP"],
+            dependencies: [
+                "TestSupport", "Checksums", "DFUPackage", "DFUSigning", "SMP", "NRFLoaderKit", "NRFLoaderSimulator",
+                "BlueZ", "BlueZTransport", "DBus",
+            ],
             swiftSettings: strictSwift6
         ),
     ],

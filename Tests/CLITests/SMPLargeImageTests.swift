@@ -4,7 +4,7 @@ import Testing
 
 /// The catalog's 130 KiB signed MCUboot image (`selftest-nrf52840dk-mcuboot`, 132,496 bytes) named by its catalog id,
 /// test-and-confirmed on the in-process SMP device and on `simulate-serial --protocol smp`: the state the device
-/// shows, and slot 0 compared byte for byte. (Over BlueZ: Tests/BlueZTransportTests/SMPOverBlueZTests.swift; on the
+/// shows, and slot 0 compared byte for byte. (Over BlueZ: Tests/CLITests/BlueZ/SMPOverBlueZTests.swift; on the
 /// real-bluetoothd tier: the `smp` scenario of Tests/VM/guest.sh.)
 @Suite(.serialized) struct SMPLargeImageTests {
     static let image = TestPaths.repositoryRoot.appendingPathComponent(

@@ -5,16 +5,6 @@ import Testing
 
 /// nrfutil-compatible package generation, through the public API alone.
 @Suite struct FirmwarePackageTests {
-    /// The local time in a zip's first local file header (MS-DOS date and time), to make the same archive again.
-    static func timestamp(ofZip bytes: [UInt8]) throws -> FirmwarePackage.Timestamp {
-        try #require(bytes.count > 14 && bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]))
-        let time = Int(bytes[10]) | Int(bytes[11]) << 8
-        let date = Int(bytes[12]) | Int(bytes[13]) << 8
-        return FirmwarePackage.Timestamp(
-            year: 1980 + date >> 9, month: date >> 5 & 0xF, day: date & 0x1F, hour: time >> 11,
-            minute: time >> 5 & 0x3F, second: (time & 0x1F) * 2)
-    }
-
     static var gapsOptions: FirmwarePackage.SecureOptions {
         get throws {
             var options = FirmwarePackage.SecureOptions()
@@ -24,26 +14,6 @@ import Testing
             options.application = try ImageFile(contentsOfFile: Fixtures.packageBuilder + "/app-gaps-mbr-uicr.hex")
             return options
         }
-    }
-
-    @Test("a Secure DFU package is byte for byte the zip `nrfloader package` writes for the same options")
-    func sameAsCommandLine() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let cli = ProcessRunner().run(
-            TestPaths.nrfloader,
-            [
-                "package", "--hw-version", "52", "--sd-req", "0x124,0x101,0xB6", "--application-version-string",
-                "1.2.3", "--application", Fixtures.packageBuilder + "/app-gaps-mbr-uicr.hex", "--quiet",
-                directory.file("cli.zip"),
-            ])
-        #expect(cli.status == 0, "\(cli.stderrText)")
-        let written = try directory.read("cli.zip")
-        let package = try FirmwarePackage(secure: try Self.gapsOptions)
-        #expect(try package.zipArchive(timestamp: try Self.timestamp(ofZip: written)) == written)
-        #expect(package.imageNames == ["app-gaps-mbr-uicr.bin"])
-        #expect(package.entries.map(\.name) == ["app-gaps-mbr-uicr.bin", "app-gaps-mbr-uicr.dat", "manifest.json"])
-        #expect(package.warnings == ["warning: no --key-file: the package is unsigned, for open bootloaders only"])
     }
 
     @Test("its init packets are the ones nrfutil 6.1.7 wrote for the same inputs")

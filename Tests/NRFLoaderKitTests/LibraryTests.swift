@@ -14,40 +14,6 @@ struct LibraryTests {
         return options
     }
 
-    /// The members that change from run to run: timings.
-    static let timingMembers = ["elapsed_ms", "bytes_per_second", "eta_ms"]
-
-    static func withoutTimings(_ line: String) throws -> [String: JSONScalar] {
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-        var result: [String: JSONScalar] = [:]
-        for (key, value) in object where !timingMembers.contains(key) { result[key] = JSONScalar(value) }
-        return result
-    }
-
-    @Test("the events are the JSON Lines `upload --json` prints, in the same order")
-    func eventsAreTheCLIsJSON() async throws {
-        var lines: [String] = []
-        let device = try SimulatedTarget(.secure, options: Self.fastDevice)
-        let summary = try await FirmwareUpdate(firmware: try Firmware("blinky-pca10040"), target: device.target).run {
-            event in
-            // The command line draws progress at most 10 times a second; compare everything else.
-            if case .progress = event { return }
-            lines.append(event.json)
-        }
-        let cli = ProcessRunner().run(
-            TestPaths.nrfloader, ["upload", "--target", "sim", "--sim-speed", "0", "--json", "blinky-pca10040"])
-        #expect(cli.status == 0, "\(cli.stderrText)")
-        let printed = cli.stdoutText.split(separator: "\n").map(String.init).filter { !$0.contains("\"progress\"") }
-        #expect(printed.count == lines.count)
-        for (library, command) in zip(lines, printed) {
-            #expect(try Self.withoutTimings(library) == Self.withoutTimings(command))
-        }
-        #expect(summary.bytesConfirmed == 604)
-        #expect(summary.parts.map(\.name) == ["application"])
-        #expect(device.images.map(\.name) == ["application"])
-        #expect(device.images.first?.bytes.count == 604)
-    }
-
     @Test("events as an asynchronous sequence: begin first, result last")
     func eventSequence() async throws {
         let update = FirmwareUpdate(
@@ -164,16 +130,6 @@ struct LibraryTests {
             items.contains { $0.id == "blinky-pca10040" && $0.protocols == ["secure", "legacy"] && $0.size == 604 })
         #expect(items.contains { $0.id == "selftest-nrf52840dk-mcuboot" && $0.protocols == ["smp"] })
         for item in items { #expect(try Firmware(item.id).name == item.id) }
-    }
-}
-
-/// A JSON member's value, comparable: its canonical text (keys sorted).
-struct JSONScalar: Equatable {
-    let text: String
-
-    init(_ value: Any) {
-        let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed])
-        text = data.map { String(decoding: $0, as: UTF8.self) } ?? "\(value)"
     }
 }
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Drives an SMP device over BlueZ with smpmgr 0.19.1 (the third-party client of issue 20) through upload, test,
 # reset and confirm, then smpmgr's own `upgrade` of a second image, and prints the transcript: each command after
-# "$ ", then what smpmgr printed and its exit status. Used by Tests/BlueZTransportTests/SMPManagerTests.swift against
+# "$ ", then what smpmgr printed and its exit status. Used by Tests/CLITests/BlueZ/SMPManagerTests.swift against
 # `nrfloader simulate --kind smp`; the committed run is Tests/Data/smp-ble/smpmgr-transcript.txt.
 #
 # Usage: Tests/Rig/smpmgr_session.sh ADDRESS IMAGE SECOND_IMAGE     (image paths relative to the repository root)

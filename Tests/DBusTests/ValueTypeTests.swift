@@ -1,5 +1,3 @@
-import BlueZ
-import BlueZTransport
 import DBus
 import Testing
 

@@ -1,15 +1,15 @@
 import DFUController
 import DFUPackage
-import DFUSimulator
-import DFUTargetAdapter
-import DeviceLink
 import FirmwareInput
 import Foundation
 import TestSupport
 import Testing
 
 @Suite struct FirmwareInputTests {
-    static let image = randomImage(size: 2048, seed: 5)
+    static let image: [UInt8] = {
+        var random = SeededGenerator(seed: 5)
+        return (0..<2048).map { _ in UInt8.random(in: 0...255, using: &random) }
+    }()
 
     @Test("without --dfu a bare image gets Secure and legacy init packets for the same image")
     func bothVariants() throws {
@@ -43,26 +43,6 @@ import Testing
             let bytes = [UInt8](try Data(contentsOf: directory.appendingPathComponent(file)))
             let input = try FirmwareInput(zip: bytes, name: file)
             #expect(Array(input.firmware.variants.keys) == [dfuProtocol], "\(file)")
-        }
-    }
-
-    @Test("the controller sends the legacy variant to a legacy bootloader and the Secure one to a Secure bootloader")
-    func controllerPicks() async throws {
-        var options = FirmwareInput.GenerationOptions()
-        options.softdeviceRequired = [0x0101, 0xFFFE]  // the Secure bootloader's S132, and any for the legacy one
-        let input = try FirmwareInput(binary: Self.image, name: "app.bin", options: options)
-        for target in ScenarioTarget.allCases {
-            let device = target.device(faults: FaultPlan())
-            let transport = SimulatedTransport(device: device, link: LinkModel())
-            let advertised = try #require(device.advertisement).address
-            let controller = DFUController(
-                firmware: input.firmware, target: try BluetoothAddress(parsing: advertised.description))
-            let outcome = await DFUTargetAdapter(transport: transport, controller: controller).run { _ in }
-            guard case .completed = outcome else {
-                Issue.record("\(target): \(outcome)")
-                continue
-            }
-            #expect(transport.device.activatedImage(.application) == Self.image, "\(target)")
         }
     }
 }

@@ -1,7 +1,5 @@
 import BlueZ
-import BlueZTransport
 import DBus
-import DFUController
 import Testing
 
 @Suite("BlueZError and adapter choice")

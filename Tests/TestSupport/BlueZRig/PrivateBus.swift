@@ -1,6 +1,5 @@
-import Foundation
-import TestSupport
-import Testing
+package import Foundation
+package import Testing
 
 #if canImport(Glibc)
     import Glibc
@@ -8,26 +7,30 @@ import Testing
 
 extension Tag {
     /// Tests that run real processes: a private dbus-daemon, and bluezoo from the rig's venv.
-    @Tag static var integration: Self
+    @Tag package static var integration: Self
 }
 
 /// Something the rig could not do; the message says what, with the log when there is one.
-struct RigError: Error, CustomStringConvertible {
-    var description: String
+package struct RigError: Error, CustomStringConvertible {
+    package var description: String
+
+    package init(description: String) {
+        self.description = description
+    }
 }
 
 /// A private `dbus-daemon` (testrig.md, rung 1), our direct child so that it can be killed and reaped by pid.
 ///
 /// The daemon prints its address into a FIFO (`--print-address=3`): reading that line is the readiness signal,
 /// with no polling of the socket.
-final class PrivateBus: Sendable {
-    let address: String
-    let pid: pid_t
-    let directory: TemporaryDirectory
+package final class PrivateBus: Sendable {
+    package let address: String
+    package let pid: pid_t
+    package let directory: TemporaryDirectory
     private let process: RigProcess
 
     /// `dbus-daemon` on PATH, or `nil` (tests that need it are disabled).
-    static let daemonPath: String? = TestPaths.which("dbus-daemon")
+    package static let daemonPath: String? = TestPaths.which("dbus-daemon")
 
     private init(address: String, directory: TemporaryDirectory, process: RigProcess) {
         self.address = address
@@ -38,7 +41,7 @@ final class PrivateBus: Sendable {
 
     /// Starts a daemon with a session-type configuration that lets anyone own any name (`org.bluez`) and pass
     /// unix fds.
-    static func start() throws -> PrivateBus {
+    package static func start() throws -> PrivateBus {
         guard let daemon = daemonPath else { throw RigError(description: "dbus-daemon is not installed") }
         let directory = try TemporaryDirectory()
         let configuration = """
@@ -79,7 +82,7 @@ final class PrivateBus: Sendable {
     }
 
     /// Kills the daemon, reaps it and removes its directory.
-    func stop() {
+    package func stop() {
         process.stop()
         directory.remove()
     }
@@ -111,7 +114,7 @@ final class PrivateBus: Sendable {
 }
 
 /// Whether a process is gone: no such pid, or a zombie nobody reaped yet.
-func isProcessGone(_ pid: pid_t) -> Bool {
+package func isProcessGone(_ pid: pid_t) -> Bool {
     if kill(pid, 0) != 0 && errno == ESRCH { return true }
     guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
     guard let closing = stat.lastIndex(of: ")") else { return false }

@@ -1,39 +1,40 @@
 import BlueZ
-import BlueZTransport
 import DBus
-import Foundation
+package import Foundation
 import Synchronization
-import TestSupport
-import Testing
+package import Testing
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
+/// The Secure DFU service UUID (0xFE59) in its 128-bit form, as the rig's peripherals advertise it.
+package let secureDFUService = "0000fe59-0000-1000-8000-00805f9b34fb"
+
 /// The BlueZ stand-in of testrig.md: a ``PrivateBus`` with bluezoo (patched by `Tests/Rig/bluezoo_rig.py`) on it,
 /// started by the tests themselves and stopped by pid, also when a test fails.
 ///
 /// Set up the venv with `Tests/Rig/setup.sh`; without it the tests that need bluezoo are disabled, with a reason.
-final class BlueZRig: Sendable {
-    let bus: PrivateBus
-    let bluezooPID: pid_t
+package final class BlueZRig: Sendable {
+    package let bus: PrivateBus
+    package let bluezooPID: pid_t
     private let children: Mutex<[RigProcess]>
     /// Run by ``stop()`` before the children are killed (helpers that manage their own processes register here).
     private let stopActions = Mutex<[@Sendable () -> Void]>([])
 
     /// The two adapters bluezoo starts with: hci0 is the central, hci1 plays peripherals.
-    static let adapterAddresses = ["00:11:22:33:44:01", "C0:DE:00:00:00:02"]
+    package static let adapterAddresses = ["00:11:22:33:44:01", "C0:DE:00:00:00:02"]
 
-    static let venvPython = TestPaths.repositoryRoot.appendingPathComponent(".build-rig/venv/bin/python").path
-    static let rigDirectory = TestPaths.repositoryRoot.appendingPathComponent("Tests/Rig").path
+    package static let venvPython = TestPaths.repositoryRoot.appendingPathComponent(".build-rig/venv/bin/python").path
+    package static let rigDirectory = TestPaths.repositoryRoot.appendingPathComponent("Tests/Rig").path
 
     /// Whether bluezoo can run here.
-    static var isAvailable: Bool {
+    package static var isAvailable: Bool {
         PrivateBus.daemonPath != nil && FileManager.default.isExecutableFile(atPath: venvPython)
     }
 
     /// Why the bluezoo tests are disabled when they are.
-    static let unavailableReason: Comment = "the BlueZ rig is not set up: run Tests/Rig/setup.sh"
+    package static let unavailableReason: Comment = "the BlueZ rig is not set up: run Tests/Rig/setup.sh"
 
     private init(bus: PrivateBus, bluezoo: RigProcess) {
         self.bus = bus
@@ -43,7 +44,7 @@ final class BlueZRig: Sendable {
 
     /// What a real bluetoothd 5.66 on btvirt does that bluezoo does not (testrig.md, "Causes already traced on
     /// Rung 2"); `Tests/Rig/bluezoo_rig.py --quirk NAME` models each.
-    enum Quirk: String, Sendable {
+    package enum Quirk: String, Sendable {
         /// No `Connected = true` signal for the central's connection (ServicesResolved still comes).
         case silentConnected = "silent-connected"
         /// One advertising report per scan start, and the report of every odd-numbered start lost.
@@ -67,7 +68,7 @@ final class BlueZRig: Sendable {
     }
 
     /// Runs `body` with a fresh rig and always stops it afterwards.
-    static func with<T>(
+    package static func with<T>(
         poweredOn: Bool = true,
         quirks: [Quirk] = [],
         _ body: (BlueZRig) async throws -> T
@@ -96,7 +97,7 @@ final class BlueZRig: Sendable {
     ///
     /// - Returns: The peripheral's pid.
     @discardableResult
-    func startPeripheral(adapter: String = "hci1", name: String, serviceUUIDs: [String]) throws -> pid_t {
+    package func startPeripheral(adapter: String = "hci1", name: String, serviceUUIDs: [String]) throws -> pid_t {
         var arguments = [Self.rigDirectory + "/peripheral.py", "--adapter", adapter, "--name", name]
         for uuid in serviceUUIDs { arguments += ["--service-uuid", uuid] }
         let child = try RigProcess.start(
@@ -106,23 +107,37 @@ final class BlueZRig: Sendable {
         return child.pid
     }
 
+    /// Adds an adapter to bluezoo at run time (`org.bluezoo.Manager1.AddAdapter`), powered like the others.
+    ///
+    /// - Parameters:
+    ///   - index: Its number: 2 makes `hci2`.
+    ///   - address: Its address.
+    /// - Throws: `BlueZError` when bluezoo refuses (the index is taken).
+    package func addAdapter(_ index: UInt8, address: String) async throws {
+        let client = try await BlueZClient.connect(.address(bus.address))
+        defer { client.connection.close() }
+        try await client.call(
+            path: "/org/bluezoo", interface: "org.bluezoo.Manager1", member: "AddAdapter",
+            arguments: [.byte(index), .string(address)])
+    }
+
     /// Every pid the rig started: the bus, bluezoo, peripherals.
-    var pids: [pid_t] {
+    package var pids: [pid_t] {
         [bus.pid] + children.withLock { $0.map(\.pid) }
     }
 
     /// The log bluezoo and the peripherals wrote.
-    var log: String {
+    package var log: String {
         (try? String(contentsOfFile: bus.directory.file("rig.log"), encoding: .utf8)) ?? ""
     }
 
     /// Makes ``stop()`` run `action` first: for helpers (in extensions) that start processes of their own.
-    func onStop(_ action: @escaping @Sendable () -> Void) {
+    package func onStop(_ action: @escaping @Sendable () -> Void) {
         stopActions.withLock { $0.append(action) }
     }
 
     /// Kills and reaps every child, then the bus.
-    func stop() {
+    package func stop() {
         let actions = stopActions.withLock { actions in
             defer { actions.removeAll() }
             return actions
@@ -161,7 +176,7 @@ final class BlueZRig: Sendable {
 /// Runs `body`, giving up after `limit`: a watchdog against a hung peer, not a way of waiting for something.
 ///
 /// - Returns: `body`'s result, or `nil` when the limit passed first.
-func withDeadline<T: Sendable>(
+package func withDeadline<T: Sendable>(
     _ limit: Duration, _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T? {
     try await withThrowingTaskGroup(of: T?.self) { group in
@@ -175,3 +190,13 @@ func withDeadline<T: Sendable>(
         return first
     }
 }
+
+/// How long an in-process rig test waits for a served peripheral to register: generous, because the whole test run
+/// shares two cores, and tests that wait for a child process synchronously can hold the cooperative pool's threads
+/// for many seconds, during which nothing async in this process runs.
+package let rigWait: Duration = .seconds(120)
+
+/// The connection deadline of an in-process rig test: BlueZTransport sets up one link at a time per adapter path and
+/// process (its ConnectionGate), and every rig's central is hci0, so the set-ups of concurrent suites queue behind
+/// each other; and ``rigWait``'s reason applies.
+package let rigConnectionTimeout: Duration = .seconds(180)

@@ -33,20 +33,6 @@ extension BlueZRig {
         }
         return process
     }
-
-    /// Adds an adapter to bluezoo at run time (`org.bluezoo.Manager1.AddAdapter`), powered like the others.
-    ///
-    /// - Parameters:
-    ///   - index: Its number: 2 makes `hci2`.
-    ///   - address: Its address.
-    /// - Throws: `BlueZError` when bluezoo refuses (the index is taken).
-    func addAdapter(_ index: UInt8, address: String) async throws {
-        let client = try await BlueZClient.connect(.address(bus.address))
-        defer { client.connection.close() }
-        try await client.call(
-            path: "/org/bluezoo", interface: "org.bluezoo.Manager1", member: "AddAdapter",
-            arguments: [.byte(index), .string(address)])
-    }
 }
 
 /// A running `nrfloader simulate`: stdout read line by line on a thread (through a FIFO), stderr in a file.

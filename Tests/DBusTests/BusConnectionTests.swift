@@ -1,5 +1,4 @@
 import BlueZ
-import BlueZTransport
 import DBus
 import Foundation
 import TestSupport

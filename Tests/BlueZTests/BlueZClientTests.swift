@@ -1,5 +1,4 @@
 import BlueZ
-import BlueZTransport
 import DBus
 import DFUController
 import TestSupport
@@ -8,8 +7,6 @@ import Testing
 #if canImport(Glibc)
     import Glibc
 #endif
-
-let secureDFUService = "0000fe59-0000-1000-8000-00805f9b34fb"
 
 /// Waits (bounded) for the first event `pick` accepts.
 private func first<Events: AsyncSequence & Sendable, T: Sendable>(

@@ -1,5 +1,4 @@
-import Foundation
-import TestSupport
+package import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -11,8 +10,8 @@ import TestSupport
 /// descriptors 0–2 (`posix_spawn_file_actions_addclosefrom_np`). Tests run in parallel, and a daemon that
 /// inherited another test's pipe would keep that test's `wait()` from ever seeing end-of-file; with two
 /// cooperative threads both blocked that way, the whole run hung.
-struct RigProcess: Sendable {
-    let pid: pid_t
+package struct RigProcess: Sendable {
+    package let pid: pid_t
 
     /// Starts `executable` through ``ProcessRunner/spawn(_:_:environment:actions:)``.
     ///
@@ -23,7 +22,7 @@ struct RigProcess: Sendable {
     ///   - log: Where its stdout and stderr go (appended).
     /// - Returns: The running process.
     /// - Throws: ``RigError`` when `posix_spawn` fails.
-    static func start(
+    package static func start(
         _ executable: String, _ arguments: [String], environment: [String: String] = [:], log: String
     ) throws -> RigProcess {
         var actions = posix_spawn_file_actions_t()
@@ -43,7 +42,7 @@ struct RigProcess: Sendable {
     }
 
     /// Kills the process and reaps it.
-    func stop() {
+    package func stop() {
         kill(pid, SIGKILL)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
