@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Proves that the command line is a client of the public library (issue 21): Sources/nrfloader, copied unchanged into
+# Proves that the command line is a client of the public library only: Sources/nrfloader, copied unchanged into
 # a package of its own that depends on this checkout by path (the library products NRFLoaderKit, NRFLoaderSimulator,
 # NRFLoaderSerial, NRFLoaderBlueZ) and on swift-argument-parser 1.8.2, must build, and the binary it makes must print
 # what this package's own nrfloader prints (stdout, stderr, exit status) for `list`, `upload --target sim`,
