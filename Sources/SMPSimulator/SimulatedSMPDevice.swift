@@ -46,6 +46,11 @@ package struct SimulatedSMPDevice: Sendable {
         package var otherImageConfirmation = OtherImageConfirmation.any
         /// A way the device misbehaves on purpose, or `nil` for Zephyr's behaviour.
         package var misbehaviour: SMPMisbehaviour?
+        /// nRF Connect SDK 2.6 to 3.4 on the nRF5340 (sdk-nrf known issue NCSDK-34106): when the application core
+        /// image (0) is marked for the next boot before the network core image (1), MCUboot swaps the application
+        /// and skips the network core update, leaving that image in its secondary slot with no swap asked for.
+        /// On for every device of two or more images, as those NCS releases build them.
+        package var skipsNetworkCoreMarkedAfterApplication = true
 
         /// Zephyr's `CONFIG_MCUMGR_GRP_IMG_ALLOW_CONFIRM_NON_ACTIVE_IMAGE_SECONDARY` and `_ANY`
         /// (`img_mgmt_set_next_boot_slot`): whether a confirm for image 1 or above is refused with
@@ -86,6 +91,8 @@ package struct SimulatedSMPDevice: Sendable {
 
     /// The upload in progress (`g_img_mgmt_state`), lost on reboot.
     private var upload: UploadState?
+    /// The image numbers whose secondary slot was marked for the next boot since the last boot, in that order.
+    private var marked: [Int] = []
     /// A respond@ fault: the next request with this image-group command id is answered with this rc.
     private var forcedAnswers: [(id: UInt8, rc: Int)] = []
     /// ``SMPMisbehaviour/noReturn``: the device reset and never came back.
@@ -504,6 +511,7 @@ package struct SimulatedSMPDevice: Sendable {
             log.append("running image confirmed\(imageLabel(image))")
         } else {
             Trailer.write(&slots[2 * image + 1], imageOK: confirm, copyDone: false)
+            marked.append(image)
             log.append(
                 "slot \(2 * image + 1) marked \(confirm ? "pending permanent" : "pending test")\(imageLabel(image))")
         }
@@ -523,8 +531,20 @@ package struct SimulatedSMPDevice: Sendable {
         upload = nil
         var swapped = false
         defer { if swapped { swapCount += 1 } }
+        let order = marked
+        marked = []
         for image in 0..<configuration.imageCount {
             let label = imageLabel(image)
+            if image == 1, configuration.skipsNetworkCoreMarkedAfterApplication,
+                let application = order.firstIndex(of: 0), let network = order.firstIndex(of: 1),
+                application < network, swapType(image: 1) == .test || swapType(image: 1) == .permanent
+            {
+                Trailer.erase(&slots[3])
+                log.append(
+                    "boot \(bootCount): network core update skipped: the application core image was marked first "
+                        + "(NCSDK-34106)")
+                continue
+            }
             switch swapType(image: image) {
             case .none:
                 log.append("boot \(bootCount): no swap\(label)")

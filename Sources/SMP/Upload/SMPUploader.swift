@@ -26,7 +26,8 @@
 /// Several images (an nRF Connect SDK `dfu_application.zip`: the nRF5340's application core as image 0, its
 /// network core as image 1) go in one session, as nRF Connect Device Manager sends them: each image is uploaded to
 /// its image number in turn (the device's `off` authoritative per image), then each is marked for test or confirmed,
-/// the device is reset once, and after the reconnection each new image is confirmed. The update is "confirmed" only
+/// the highest image number first (the network core before the application: NCSDK-34106), the device is reset once,
+/// and after the reconnection each new image is confirmed, in the same order. The update is "confirmed" only
 /// when the device's state shows every new hash as asked.
 package import DeviceLink
 
@@ -595,7 +596,11 @@ package struct SMPUploader: Sendable {
         if let index = needs.firstIndex(where: { if case .upload = $0 { true } else { false } }) {
             return startUpload(index, at: now)
         }
-        if let index = needs.firstIndex(where: { if case .confirmRunning = $0 { true } else { false } }) {
+        // Marks and confirmations go from the highest image number down: on the nRF5340 the network core (image 1)
+        // before the application (image 0), since MCUboot of NCS 2.6 to 3.4 skips a network core image marked after
+        // the application's (sdk-nrf known issue NCSDK-34106).
+        let markingOrder = images.indices.sorted { images[$0].image > images[$1].image }
+        if let index = markingOrder.first(where: { if case .confirmRunning = needs[$0] { true } else { false } }) {
             if let written, written.index == index, written.confirm {
                 return fail(
                     .unexpectedState(
@@ -605,8 +610,8 @@ package struct SMPUploader: Sendable {
             session.current = index
             return send(.writeState(index: index, confirm: true), phase: .settingState, at: now)
         }
-        for (index, need) in needs.enumerated() {
-            guard case .stateWrite(let confirm) = need else { continue }
+        for index in markingOrder {
+            guard case .stateWrite(let confirm) = needs[index] else { continue }
             if let written, written.index == index, written.confirm == confirm {
                 let flags = slots.slot(withHash: images[index].hash, image: images[index].image)?.flagsDescription
                 return fail(
