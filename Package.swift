@@ -19,8 +19,7 @@ let package = Package(
             name: "NRFLoaderKit",
             targets: [
                 "NRFLoaderKit", "DeviceLink", "Catalog", "Checksums", "HexConverter", "DFUController",
-                "DFUTargetAdapter", "DFUPackage", "DFUSigning", "FirmwareInput", "MCUbootImage", "MCUbootPackage",
-                "SMP",
+                "DFUTargetAdapter", "DFUPackage", "DFUSigning", "MCUbootImage", "MCUbootPackage", "SMP",
                 "SMPTargetAdapter", "PackageBuilder", "BootloaderSettings",
             ]),
         .library(name: "NRFLoaderSimulator", targets: ["NRFLoaderSimulator", "DFUSimulator", "SMPSimulator"]),
@@ -56,7 +55,7 @@ let package = Package(
             dependencies: [
                 "DeviceLink",
                 "BuildInfo", "Catalog", "Checksums", "DFUController", "DFUTargetAdapter", "DFUPackage", "DFUSigning",
-                "FirmwareInput", "HexConverter", "MCUbootImage", "MCUbootPackage", "SMP", "SMPTargetAdapter",
+                "HexConverter", "MCUbootImage", "MCUbootPackage", "SMP", "SMPTargetAdapter",
                 "PackageBuilder", "BootloaderSettings",
             ],
             swiftSettings: strictSwift6
@@ -65,7 +64,7 @@ let package = Package(
             name: "NRFLoaderSimulator",
             dependencies: [
                 "NRFLoaderKit", "Checksums", "DFUController", "DFUTargetAdapter", "DFUSimulator", "DFUPackage",
-                "DFUSigning", "FirmwareInput", "MCUbootImage", "MCUbootPackage", "SMP", "SMPSimulator",
+                "DFUSigning", "MCUbootImage", "MCUbootPackage", "SMP", "SMPSimulator",
                 "SMPTargetAdapter",
             ],
             swiftSettings: strictSwift6
@@ -74,7 +73,6 @@ let package = Package(
             name: "NRFLoaderSerial",
             dependencies: [
                 "NRFLoaderKit", "NRFLoaderSimulator", "DFUController", "DFUSimulator", "DFUTargetAdapter",
-                "FirmwareInput",
                 "SerialLine", "SerialDFU", "SerialSimulator", "SMP", "SMPSerial", "SMPSimulator", "SMPTargetAdapter",
             ],
             swiftSettings: strictSwift6
@@ -142,11 +140,6 @@ let package = Package(
         .target(
             name: "DFUSigning",
             dependencies: ["DFUPackage", .product(name: "Crypto", package: "swift-crypto")],
-            swiftSettings: strictSwift6
-        ),
-        .target(
-            name: "FirmwareInput",
-            dependencies: ["Catalog", "DFUController", "DFUPackage", "HexConverter"],
             swiftSettings: strictSwift6
         ),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
@@ -250,14 +243,9 @@ let package = Package(
             name: "DFUTargetAdapterTests",
             dependencies: [
                 "DeviceLink",
-                "DFUTargetAdapter", "DFUController", "DFUSimulator", "DFUPackage", "DFUSigning", "FirmwareInput",
+                "DFUTargetAdapter", "DFUController", "DFUSimulator", "DFUPackage", "DFUSigning", "NRFLoaderKit",
                 "TestSupport",
             ],
-            swiftSettings: strictSwift6
-        ),
-        .testTarget(
-            name: "FirmwareInputTests",
-            dependencies: ["FirmwareInput", "DFUController", "DFUPackage", "TestSupport"],
             swiftSettings: strictSwift6
         ),
         .testTarget(

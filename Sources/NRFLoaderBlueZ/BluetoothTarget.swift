@@ -86,8 +86,9 @@ struct BluetoothUpdate {
         let device = try await openDevice()
         var configuration = update.smpConfiguration
         if let timeout = update.timeoutSeconds { configuration.connectionTimeout = .seconds(timeout) }
+        let (images, package) = try firmware.mcubootImages(for: device.label)
         return try await SMPSession.run(
-            try firmware.mcubootInput(for: device.label), named: device.label,
+            images, package: package, named: device.label,
             over: BlueZSMPTransport(gatt: device.transport, request: ConnectionRequest(address: device.address)),
             configuration: configuration, onEvent: onEvent)
     }
@@ -95,11 +96,11 @@ struct BluetoothUpdate {
     /// nRF5 DFU, Secure or legacy, as the device offers.
     func runDFU(_ firmware: Firmware, _ onEvent: (UpdateEvent) -> Void) async throws(UpdateError) -> UpdateSummary {
         // The input first: a bad file fails before any radio work.
-        let input = try UpdateError.wrapping { try firmware.dfuInput(defaultProtocol: nil) }
+        let dfuFirmware = try UpdateError.wrapping { try firmware.dfuFirmware(defaultProtocol: nil) }
         let device = try await openDevice()
         let transport = device.transport
         return try await DFUSession.run(
-            input, to: device.address, named: device.label, over: transport,
+            dfuFirmware, input: firmware.name, to: device.address, named: device.label, over: transport,
             configuration: update.dfuConfiguration,
             describeLink: {
                 let paths = transport.paths

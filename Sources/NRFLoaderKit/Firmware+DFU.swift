@@ -17,8 +17,10 @@ extension Firmware {
         try dfuUpdate(defaultProtocol: defaultProtocol).firmware
     }
 
-    /// ``dfuFirmware(defaultProtocol:)``, with the packages it is made of: the input's own, or one generated for each
-    /// protocol (Secure first). A simulated bootloader is set up from their init packets.
+    /// The DFU firmware with the packages it is made of.
+    ///
+    /// The packages are the input's own, or one generated for each protocol (Secure first); a simulated bootloader
+    /// is set up from their init packets.
     ///
     /// - Parameter defaultProtocol: As for ``dfuFirmware(defaultProtocol:)``.
     /// - Returns: The update and its packages.
@@ -49,7 +51,9 @@ extension Firmware {
         case .dfu(let bytes):
             switch ImageFormat(path: source, contents: bytes) {
             case .package:
-                do { packages = [try DFUPackage(zip: bytes, name: name)] } catch { throw FirmwareInputError.package(error) }
+                do { packages = [try DFUPackage(zip: bytes, name: name)] } catch {
+                    throw FirmwareInputError.package(error)
+                }
                 // A package's init packets are of one protocol: a bootloader of the other is refused before
                 // anything is sent, instead of reading one protocol's init packet as the other's.
                 followBootloader = true

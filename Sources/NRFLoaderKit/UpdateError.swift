@@ -2,7 +2,6 @@ import Catalog
 import DFUController
 import DFUPackage
 import DFUSigning
-import FirmwareInput
 import HexConverter
 import MCUbootImage
 import MCUbootPackage

@@ -53,7 +53,7 @@ package struct LegacySerialDFU: Sendable {
         case done
     }
 
-    private let parts: [FirmwarePart]
+    private let parts: [DFUFirmware.Part]
     private let configuration: Configuration
     private var partIndex = 0
     private var packets: [[UInt8]] = []
@@ -62,13 +62,13 @@ package struct LegacySerialDFU: Sendable {
     private var hasBeenAcknowledged = false
 
     /// Creates the machine for legacy parts (their init packets are the legacy ones).
-    package init(parts: [FirmwarePart], configuration: Configuration = Configuration()) {
+    package init(parts: [DFUFirmware.Part], configuration: Configuration = Configuration()) {
         self.parts = parts
         self.configuration = configuration
     }
 
     /// The payloads of one part's packets, in order.
-    package static func payloads(of part: FirmwarePart, dataPacketSize: Int = 512) -> [[UInt8]] {
+    package static func payloads(of part: DFUFirmware.Part, dataPacketSize: Int = 512) -> [[UInt8]] {
         func word(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
         let sizes: (Int, Int, Int) =
             switch part.imageType {
