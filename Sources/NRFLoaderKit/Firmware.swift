@@ -58,11 +58,11 @@ public struct Firmware: Sendable {
                     try Self.checkedMCUbootImage(entry.image, file: entry.id, options)
                 }
                 let images = try UpdateError.wrapping {
-                    try SMPImageUpload.images(of: image, number: mcuboot.imageNumber)
+                    try SMPImageUpload.images(of: image, number: options.mcubootImageNumber ?? mcuboot.imageNumber)
                 }
                 content = .mcuboot(images, package: nil)
             }
-            self.init(name: entry.id, source: input, content: content, options: options)
+            try self.init(name: entry.id, source: input, content: content, options: options)
             return
         }
         let bytes = try UpdateError.wrapping { try InputFile(path: input).readAll() }
@@ -82,11 +82,35 @@ public struct Firmware: Sendable {
         try self.init(bytes: bytes, name: name, source: name, options: options)
     }
 
-    private init(name: String, source: String, content: Content, options: FirmwareOptions) {
+    private init(name: String, source: String, content: Content, options: FirmwareOptions) throws(UpdateError) {
         self.name = name
         self.source = source
         self.content = content
         self.options = options
+        try checkImageNumber()
+    }
+
+    /// Refuses an image number for firmware that has none to choose: a package names its images' numbers, and
+    /// nRF5 DFU has none.
+    private func checkImageNumber() throws(UpdateError) {
+        guard let number = options.mcubootImageNumber else { return }
+        guard (0...15).contains(number) else {
+            throw UpdateError(
+                OptionError(message: "the MCUboot image number must be 0 to 15, not \(number)"), status: .usage)
+        }
+        switch content {
+        case .mcuboot(_, package: nil): return
+        case .mcuboot(_, package: .some):
+            throw UpdateError(
+                OptionError(
+                    message: "'\(name)' is an nRF Connect SDK package, whose manifest gives each image its number; "
+                        + "an image number applies to a lone MCUboot image"), status: .usage)
+        case .dfu, .catalogEntry:
+            throw UpdateError(
+                OptionError(
+                    message: "'\(name)' is nRF5 DFU firmware, which has no image numbers; an image number applies "
+                        + "to a lone MCUboot image"), status: .usage)
+        }
     }
 
     private init(bytes: [UInt8], name: String, source: String, options: FirmwareOptions) throws(UpdateError) {
@@ -102,10 +126,13 @@ public struct Firmware: Sendable {
         } else if bytes.starts(with: littleEndian) {
             let image = try UpdateError.wrapping { try Self.checkedMCUbootImage(bytes, file: name, options) }
             content = .mcuboot(
-                try UpdateError.wrapping { try SMPImageUpload.images(of: image, number: 0) }, package: nil)
+                try UpdateError.wrapping {
+                    try SMPImageUpload.images(of: image, number: options.mcubootImageNumber ?? 0)
+                }, package: nil)
         } else {
             content = .dfu(bytes: bytes)
         }
+        try checkImageNumber()
     }
 
     /// The images an nRF5 DFU update of this firmware sends, in order, with the size of each init packet: what a
@@ -205,6 +232,10 @@ public struct FirmwareOptions: Sendable {
     public var catalogFile: String?
     /// Whether entries of ``catalogFile`` replace embedded entries with the same id.
     public var catalogReplacesEmbedded = false
+    /// The image number a lone signed MCUboot image is sent to (`mcumgr image upload -n`): 1 for the nRF5340's
+    /// network core, 3 for its network core in MCUboot serial recovery. `nil`: 0, or the catalog entry's. An nRF
+    /// Connect SDK package names each image's number itself, and nRF5 DFU has none; both are refused with it.
+    public var mcubootImageNumber: Int?
 
     /// Options that generate nothing special: the catalog's or the protocol's defaults.
     public init() {}

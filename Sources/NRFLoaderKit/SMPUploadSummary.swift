@@ -56,10 +56,12 @@ package enum SMPUploadSummary {
     ) -> UpdateSummary {
         guard let package else {
             let slot = result.slot
+            let number = images[0].image
             let part = UpdateSummary.Part(
                 name: "image \(result.slot.slot)", bytesConfirmed: result.bytesUploaded, crc32: nil, hash: slot.hash,
                 summary: "image \(slot.version) (hash \(lowercaseHex(slot.hash.prefix(8)))…) "
-                    + "\(result.outcome.rawValue) by the device: slot \(slot.slot), \(slot.flagsDescription); "
+                    + "\(result.outcome.rawValue) by the device: \(number == 0 ? "" : "image \(number) ")slot "
+                    + "\(slot.slot), \(slot.flagsDescription); "
                     + "\(result.bytesUploaded) bytes uploaded")
             return UpdateSummary(
                 parts: [part], elapsed: elapsed, json: .object(resultMembers(result)), detail: .smp(result))
