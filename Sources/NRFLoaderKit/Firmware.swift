@@ -232,9 +232,11 @@ public struct FirmwareOptions: Sendable {
     public var catalogFile: String?
     /// Whether entries of ``catalogFile`` replace embedded entries with the same id.
     public var catalogReplacesEmbedded = false
-    /// The image number a lone signed MCUboot image is sent to (`mcumgr image upload -n`): 1 for the nRF5340's
-    /// network core, 3 for its network core in MCUboot serial recovery. `nil`: 0, or the catalog entry's. An nRF
-    /// Connect SDK package names each image's number itself, and nRF5 DFU has none; both are refused with it.
+    /// The image number a lone signed MCUboot image is sent to (`mcumgr image upload -n`).
+    ///
+    /// 1 for the nRF5340's network core, 3 for its network core in MCUboot serial recovery; `nil`: 0, or the catalog
+    /// entry's. An nRF Connect SDK package names each image's number itself, and nRF5 DFU has none; both are
+    /// refused with it.
     public var mcubootImageNumber: Int?
 
     /// Options that generate nothing special: the catalog's or the protocol's defaults.

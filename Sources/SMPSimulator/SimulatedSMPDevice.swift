@@ -46,9 +46,11 @@ package struct SimulatedSMPDevice: Sendable {
         package var otherImageConfirmation = OtherImageConfirmation.any
         /// A way the device misbehaves on purpose, or `nil` for Zephyr's behaviour.
         package var misbehaviour: SMPMisbehaviour?
-        /// nRF Connect SDK 2.6 to 3.4 on the nRF5340 (sdk-nrf known issue NCSDK-34106): when the application core
-        /// image (0) is marked for the next boot before the network core image (1), MCUboot swaps the application
-        /// and skips the network core update, leaving that image in its secondary slot with no swap asked for.
+        /// nRF Connect SDK 2.6 to 3.4 on the nRF5340 (sdk-nrf known issue NCSDK-34106).
+        ///
+        /// When the application core image (0) is marked for the next boot before the network core image (1),
+        /// MCUboot swaps the application and skips the network core update, leaving that image in its secondary
+        /// slot with no swap asked for.
         /// On for every device of two or more images, as those NCS releases build them.
         package var skipsNetworkCoreMarkedAfterApplication = true
 

@@ -30,8 +30,10 @@ package enum ImageType: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// The firmware of an nRF5 DFU update as the engine sends it: its parts, in order, each in its own connection to the
-/// bootloader. `NRFLoaderKit`'s `Firmware` makes one from any input.
+/// The firmware of an nRF5 DFU update as the engine sends it.
+///
+/// Its parts go in order, each in its own connection to the bootloader. `NRFLoaderKit`'s `Firmware` makes one from
+/// any input.
 ///
 /// An update generated from a bare image (a `.hex`, `.bin` or catalog entry without `--dfu`) may carry the same
 /// images twice, once with Secure and once with legacy init packets: the controller then sends the parts whose
