@@ -92,7 +92,7 @@ package enum SMPUploadSummary {
 
     /// The result object's members every SMP update has: the (first) image's state and slot, and the session.
     private static func resultMembers(_ result: SMPUploadResult) -> [String: JSONValue] {
-        [
+        var members: [String: JSONValue] = [
             "schema": .int(JSONValue.schemaVersion), "event": .string("result"), "protocol": .string("smp"),
             "state": .string(result.outcome.rawValue), "bytes_uploaded": .int(result.bytesUploaded),
             "image": .object(slotMembers(result.slot)),
@@ -103,6 +103,11 @@ package enum SMPUploadSummary {
                 "requests_in_flight": .int(result.requestsInFlight), "reconnects": .int(result.reconnects),
             ]),
         ]
+        if result.viaSerialRecovery, case .object(var smp)? = members["smp"] {
+            smp["serial_recovery"] = .bool(true)
+            members["smp"] = .object(smp)
+        }
+        return members
     }
 
     /// A slot's members in JSON: the `image list` verb's, and the result's.

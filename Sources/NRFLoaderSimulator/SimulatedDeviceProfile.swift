@@ -43,6 +43,10 @@ public struct SimulatedDeviceProfile: Sendable {
     public var smpParameters: (bufferSize: Int, bufferCount: Int)?
     /// SMP: how the device misbehaves on purpose after a correct start, `nil` for a well-behaved device.
     public var smpMisbehaviour: SMPMisbehaviour?
+    /// SMP: whether the device starts in MCUboot's serial recovery (`boot_serial.c`): uploads go straight to the
+    /// primary slot, state writes, erase, echo and parameters answer rc 8, requests longer than 1024 bytes are
+    /// dropped, and a reset boots the primary slot's image, which then answers as the application.
+    public var smpSerialRecovery = false
 
     /// A well-behaved device of `kind` with its defaults.
     ///
@@ -127,6 +131,7 @@ public struct SimulatedDeviceProfile: Sendable {
         var configuration = SimulatedSMPDevice.Configuration(slotSize: smpSlotSize)
         configuration.imageCount = smpImageCount
         configuration.misbehaviour = smpMisbehaviour?.engine
+        configuration.startsInSerialRecovery = smpSerialRecovery
         if let smpParameters {
             configuration.answersParameters = true
             configuration.parameters = MCUmgrParameters(

@@ -200,6 +200,8 @@ package struct SMPUploadResult: Sendable, Equatable {
     package var requestsInFlight: Int
     /// Link losses recovered from.
     package var reconnects: Int
+    /// Whether the device took the images in MCUboot's serial recovery (straight to the primary slot, no test).
+    package var viaSerialRecovery = false
 }
 
 /// Why an SMP update failed, saying who failed (style §14).

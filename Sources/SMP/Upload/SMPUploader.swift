@@ -119,6 +119,8 @@ package struct SMPUploader: Sendable {
         /// The image the progress reports are about (an index in ``images``).
         var current = 0
         var hasReset = false
+        /// Whether the device is MCUboot's serial recovery (`nil` until its first image state is read).
+        var isSerialRecovery: Bool?
         /// The state write the device accepted last (image index, confirm), until the state read after it: to notice a
         /// device that accepts a write without changing its state.
         var stateWriteToVerify: (index: Int, confirm: Bool)?
@@ -555,6 +557,11 @@ package struct SMPUploader: Sendable {
             actions.append(.log("image state: " + Self.describe(slots)))
             let written = session.stateWriteToVerify
             session.stateWriteToVerify = nil
+            if session.isSerialRecovery == nil {
+                let recovery = recognizeSerialRecovery(slots)
+                actions += recovery.actions
+                if let error = recovery.error { return actions + fail(error) }
+            }
             return actions + decide(slots, after: written, at: now)
         case .reset:
             state = .resetting
@@ -661,6 +668,12 @@ package struct SMPUploader: Sendable {
         let mode = configuration.mode
         let hash = hexString(target.hash.prefix(8)).replacingSpaces() + "…"
         let label = imageLabel(index)
+        if session.isSerialRecovery == true, session.hasReset, !slots.slots.contains(where: \.isActive) {
+            return .failure(
+                .unexpectedState(
+                    "after the reset the device still lists no running image\(label): it stayed in MCUboot's serial "
+                        + "recovery, and did not boot the image written to its primary slot (hash \(hash))"))
+        }
         guard let ours = slots.slot(withHash: target.hash, image: target.image) else {
             if session.hasReset {
                 return .failure(
@@ -675,6 +688,16 @@ package struct SMPUploader: Sendable {
                             + "the image (hash \(hash)): " + Self.describe(slots)))
             }
             return .success(.upload)
+        }
+        if session.isSerialRecovery == true, !session.hasReset {
+            // Serial recovery writes the primary slot itself: nothing to mark; the reset boots it for good.
+            guard ours.slot == 0 else {
+                return .failure(
+                    .unexpectedState(
+                        "MCUboot's serial recovery lists the new image\(label) in slot \(ours.slot), not in the "
+                            + "primary slot it writes"))
+            }
+            return .success(mode == .uploadOnly ? .done(.pendingPermanent, ours) : .reset(alreadyPermanent: false))
         }
         if ours.isActive {
             if ours.isConfirmed { return .success(.done(.confirmed, ours)) }
@@ -705,6 +728,44 @@ package struct SMPUploader: Sendable {
         }
     }
 
+    /// Tells MCUboot's serial recovery from an application by the first image state.
+    ///
+    /// An application lists the slot it runs from as active; serial recovery lists no active slot (it lists no flags
+    /// at all). In recovery the upload goes to the primary slot in requests that fill its 1024-byte receive buffer,
+    /// one at a time, and there is no test: the image runs for good after the reset.
+    private mutating func recognizeSerialRecovery(_ slots: ImageStateResponse) -> (
+        actions: [SMPAction], error: SMPUploadError?
+    ) {
+        let isRecovery = !slots.slots.contains(where: \.isActive)
+        session.isSerialRecovery = isRecovery
+        guard isRecovery else { return ([], nil) }
+        var actions: [SMPAction] = [
+            .log(
+                "the device lists no running image: MCUboot's serial recovery; the image goes straight to the primary "
+                    + "slot, with no test and no confirmation, and runs after the reset")
+        ]
+        if configuration.mode == .test {
+            return (
+                actions,
+                .unexpectedState(
+                    "the device is in MCUboot's serial recovery, which writes the primary slot directly and cannot "
+                        + "test an image: it would run for good after the reset; ask for test-and-confirm, confirm or "
+                        + "upload-only")
+            )
+        }
+        if !session.parametersReported {
+            // MCUBOOT_SERIAL_MAX_RECEIVE_SIZE: over a console it holds the packet's length field and CRC too.
+            var frame = 1024
+            if case .console = configuration.link { frame = SMPSerialFraming.largestFrame(bufferSize: 1024) }
+            session.parameters = MCUmgrParameters(bufferSize: frame, bufferCount: 1)
+            actions.append(
+                .log(
+                    "serial recovery: requests of up to \(frame) bytes (MCUboot's 1024-byte receive buffer), one at a "
+                        + "time"))
+        }
+        return (actions, nil)
+    }
+
     private mutating func finish(_ results: [SMPImageResult]) -> [SMPAction] {
         state = .ended
         let parameters = session.parameters ?? configuration.defaultParameters
@@ -712,7 +773,8 @@ package struct SMPUploader: Sendable {
             outcome: results[0].outcome, slot: results[0].slot,
             bytesUploaded: results.reduce(0) { $0 + $1.bytesUploaded },
             images: results, parameters: parameters, parametersReported: session.parametersReported,
-            chunkSize: session.largestChunk, requestsInFlight: session.mostInFlight, reconnects: session.reconnects)
+            chunkSize: session.largestChunk, requestsInFlight: session.mostInFlight, reconnects: session.reconnects,
+            viaSerialRecovery: session.isSerialRecovery == true)
         return [.cancelTimer(.response), .cancelTimer(.connection), .cancelTimer(.resetDisconnect), .finish(result)]
     }
 
