@@ -29,12 +29,13 @@ package enum FirmwareInputError: Error, Sendable, Equatable, CustomStringConvert
         case .firmware(let input, let error):
             "\(input): \(error)"
         case .protocolNotInCatalog(let id, let protocolName):
-            "catalog entry '\(id)' has no '\(protocolName)' DFU fields; choose the other protocol with --dfu"
+            "catalog entry '\(id)' has no '\(protocolName)' DFU fields; choose the other protocol with "
+                + "FirmwareOptions.dfuProtocol"
         case .signature(let input, let part, let problem):
             "\(input)/\(part): init packet signature \(problem)"
         case .mcubootImage(let id):
-            "catalog entry '\(id)' is a signed MCUboot image, which updates over SMP, not nRF5 DFU: use --target "
-                + "sim:smp, --port PATH, or a device that offers the SMP service"
+            "catalog entry '\(id)' is a signed MCUboot image, which updates over SMP, not nRF5 DFU: use the "
+                + "simulated SMP device (sim:smp), a serial port, or a device that offers the SMP service"
         }
     }
 }

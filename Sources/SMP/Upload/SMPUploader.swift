@@ -369,7 +369,8 @@ package struct SMPUploader: Sendable {
                     "\(request.command)", sends: count, limit: configuration.responseTimeout,
                     remedy: unansweredRemedy(
                         sequence: sequence,
-                        otherwise: "the device dropped the request or its answer; give a longer --timeout")))
+                        otherwise: "the device dropped the request or its answer; give a longer timeout "
+                            + "(UpdateOptions.timeout)")))
         }
         session.reconnectsInRow += 1
         session.reconnects += 1
@@ -398,11 +399,12 @@ package struct SMPUploader: Sendable {
                 remedy =
                     "the device dropped requests of up to \(frameLimit) bytes (\(consoleLines(frameLimit)) console "
                     + "lines) or their answers; check that the port is the device's MCUmgr console "
-                    + "(CONFIG_MCUMGR_TRANSPORT_UART or CONFIG_MCUMGR_TRANSPORT_SHELL), or give a longer --timeout"
+                    + "(CONFIG_MCUMGR_TRANSPORT_UART or CONFIG_MCUMGR_TRANSPORT_SHELL), or give a longer timeout "
+                    + "(UpdateOptions.timeout)"
             case .packets:
                 remedy =
-                    "the device dropped requests of up to \(frameLimit) bytes or their answers; try --smp-window 1 or a "
-                    + "longer --timeout"
+                    "the device dropped requests of up to \(frameLimit) bytes or their answers; try an SMP window of 1 "
+                    + "(UpdateOptions.smpWindow) or a longer timeout (UpdateOptions.timeout)"
             }
             return fail(
                 .unanswered(
