@@ -59,7 +59,8 @@ extension UpdateError {
             case .simulatedImageCount(let count): "SimulatedDeviceOptions.smpImages \(count)"
             case .simulatedDFUTargets: "a simulated DFU device: sim, sim:legacy or sim:buttonless"
             case .dfuProtocol: "FirmwareOptions.dfuProtocol"
-            case .smpTargets: "the simulated SMP device (sim:smp), a serial port, or a device that offers the SMP service"
+            case .smpTargets:
+                "the simulated SMP device (sim:smp), a serial port, or a device that offers the SMP service"
             case .softDeviceRequirements: "FirmwareOptions.softDeviceRequirements"
             case .cropOrDropNordicRegions(let end):
                 "crop it at \(hex(end, width: 8)) (BinaryImageOptions.end) or drop the MBR and UICR regions "
@@ -121,4 +122,3 @@ extension UpdateError {
         return pieces
     }
 }
-

@@ -233,7 +233,8 @@ package enum SecurePackageBuilder {
 
     /// An integer option that may be `none`.
     private static func optionalInteger(_ text: String, option: PackageOption) throws(PackageBuilderError) -> UInt64? {
-        text.lowercased() == "none" ? nil : try number(option) { () throws(NumberFault) in try NordicInteger.parse(text) }
+        guard text.lowercased() != "none" else { return nil }
+        return try number(option) { () throws(NumberFault) in try NordicInteger.parse(text) }
     }
 
     /// The `.dat` bytes for one image, field by field as `init_packet_pb.py` sets them.

@@ -22,7 +22,8 @@ import Testing
         let error = PackageBuilderError.options(.invalidNumber(.hwVersion, .notAnInteger("09")))
         #expect(error.isUsage)
         #expect(
-            error.description == "hardwareVersion: 09 is not a valid integer (0x for hexadecimal, a leading 0 for octal)")
+            error.description
+                == "hardwareVersion: 09 is not a valid integer (0x for hexadecimal, a leading 0 for octal)")
         #expect(
             "\(NumberFault.tooLarge("0x10000", limit: 0xFFFF))"
                 == "0x10000 is larger than the field holds (at most 0xFFFF)")
