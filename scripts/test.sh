@@ -19,6 +19,7 @@ swift format lint --strict --configuration .swift-format-library --recursive --p
 
 stage "module rules"
 bash scripts/check-imports.sh
+python3 scripts/check-flag-names.py
 
 stage "swift test"
 swift build --build-tests

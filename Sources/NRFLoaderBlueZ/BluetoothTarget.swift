@@ -208,7 +208,7 @@ package enum BluetoothDevices {
         case 0:
             throw UpdateError(
                 DeviceNameFailure.notFound(name: name, adapter: adapter.interfaceName, seconds: max(limit, 3)),
-                status: .unavailable)
+                status: .unavailable, mentioning: [.longerSearch])
         case 1:
             return matches[0].address
         default:
@@ -217,14 +217,15 @@ package enum BluetoothDevices {
             }
             throw UpdateError(
                 DeviceNameFailure.ambiguous(name: name, adapter: adapter.interfaceName, devices: listed),
-                status: .usage)
+                status: .usage, mentioning: [.deviceAddress])
         }
     }
 }
 
 /// No device, or more than one, advertised the name a target was asked for by.
 ///
-/// The messages keep `nrfloader`'s words (its `--wait` and `--target` options), which its tests pin.
+/// The messages name the search timeout and the address as this library's options; `nrfloader` renders those
+/// mentions as its `--wait` and `--target` options.
 struct DeviceNameFailure: Error, CustomStringConvertible {
     private enum Kind {
         case notFound(seconds: Int)
@@ -248,10 +249,11 @@ struct DeviceNameFailure: Error, CustomStringConvertible {
     var description: String {
         switch kind {
         case .notFound(let seconds):
-            "no device advertising the name '\(name)' seen on \(adapter) in \(seconds) s (--wait waits longer)"
+            "no device advertising the name '\(name)' seen on \(adapter) in \(seconds) s (a longer "
+                + "BluetoothOptions.searchTimeout waits longer)"
         case .ambiguous(let devices):
             "\(devices.count) devices advertise the name '\(name)' on \(adapter): \(devices.joined(separator: ", ")); "
-                + "choose one with --target ADDRESS"
+                + "choose one by its address"
         }
     }
 }

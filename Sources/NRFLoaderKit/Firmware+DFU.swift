@@ -128,7 +128,7 @@ extension Firmware {
             }
             guard let softdevices = options.softdeviceRequired ?? catalog?.softdeviceRequired else {
                 throw FirmwareInputError.missingOption(
-                    input: name, option: "--sd-req ID[,ID…]",
+                    input: name, option: "FirmwareOptions.softDeviceRequirements",
                     reason: "a Secure DFU init packet names the SoftDevices the image runs on (sd_req)")
             }
             let secureOptions = SecureInitOptions(

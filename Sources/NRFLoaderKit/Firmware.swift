@@ -166,14 +166,16 @@ public struct Firmware: Sendable {
         switch content {
         case .mcuboot(let images, let package): return (images, package)
         case .catalogEntry:
-            throw UpdateError(DFUInputForSMPTarget(input: source, target: target), status: .usage)
+            throw UpdateError(
+                DFUInputForSMPTarget(input: source, target: target), status: .usage, mentioning: [.simulatedDFUTargets])
         case .dfu(let bytes):
             try UpdateError.wrapping {
                 // An nrfutil zip gets the package reader's own message; any other file the image parser's.
                 if bytes.starts(with: [0x50, 0x4B]) { _ = try Self.checkedPackage(bytes, file: name, options) }
                 _ = try Self.checkedMCUbootImage(bytes, file: name, options)
             }
-            throw UpdateError(DFUInputForSMPTarget(input: source, target: target), status: .usage)
+            throw UpdateError(
+                DFUInputForSMPTarget(input: source, target: target), status: .usage, mentioning: [.simulatedDFUTargets])
         }
     }
 
@@ -311,13 +313,13 @@ package enum FirmwareCatalogLoader {
 
 /// The input is an nRF5 DFU image and the target speaks SMP only (`sim:smp`).
 ///
-/// The message names `nrfloader`'s simulated targets: the one target that speaks SMP alone is its `sim:smp`.
+/// The message names the simulated targets: the one target that speaks SMP alone is `sim:smp`.
 private struct DFUInputForSMPTarget: Error, CustomStringConvertible {
     var input: String
     var target: String
 
     var description: String {
-        "'\(input)' is an nRF5 DFU image, and \(target) takes MCUboot images over SMP (for nRF5 DFU use --target "
-            + "sim, sim:legacy or sim:buttonless)"
+        "'\(input)' is an nRF5 DFU image, and \(target) takes MCUboot images over SMP (for nRF5 DFU use a simulated "
+            + "DFU device: sim, sim:legacy or sim:buttonless)"
     }
 }

@@ -13,7 +13,7 @@ package enum FirmwareInputError: Error, Sendable, Equatable, CustomStringConvert
     case firmware(input: String, DFUError)
     /// A catalog entry has no init packet fields for the protocol asked for.
     case protocolNotInCatalog(id: String, protocolName: String)
-    /// `--verify-key` was given and a part's signature is missing or does not verify.
+    /// A verification key was given and a part's signature is missing or does not verify.
     case signature(input: String, part: String, problem: String)
     /// The catalog entry is a signed MCUboot image, which only an SMP target takes.
     case mcubootImage(id: String)
@@ -29,12 +29,13 @@ package enum FirmwareInputError: Error, Sendable, Equatable, CustomStringConvert
         case .firmware(let input, let error):
             "\(input): \(error)"
         case .protocolNotInCatalog(let id, let protocolName):
-            "catalog entry '\(id)' has no '\(protocolName)' DFU fields; choose the other protocol with --dfu"
+            "catalog entry '\(id)' has no '\(protocolName)' DFU fields; choose the other protocol with "
+                + "FirmwareOptions.dfuProtocol"
         case .signature(let input, let part, let problem):
             "\(input)/\(part): init packet signature \(problem)"
         case .mcubootImage(let id):
-            "catalog entry '\(id)' is a signed MCUboot image, which updates over SMP, not nRF5 DFU: use --target "
-                + "sim:smp, --port PATH, or a device that offers the SMP service"
+            "catalog entry '\(id)' is a signed MCUboot image, which updates over SMP, not nRF5 DFU: use the "
+                + "simulated SMP device (sim:smp), a serial port, or a device that offers the SMP service"
         }
     }
 }

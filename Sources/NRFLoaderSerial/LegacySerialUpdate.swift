@@ -87,7 +87,8 @@ struct LegacySerialUpdate {
                     .dfu(
                         .transport(
                             TransportFailure(operation: .connect, kind: .deviceNotFound, cause: failure.description))),
-                    deviceWasReached: false))
+                    deviceWasReached: false)
+            ).mentioning([.bootloaderTouch])
         case .vanished, .didNotComeBack: kind = .linkLost
         case .otherDevice: kind = .unavailable
         case .protocolFailure: kind = .timedOut

@@ -99,16 +99,16 @@ package enum SerialPorts {
                         .transport(
                             TransportFailure(
                                 operation: .connect, kind: .deviceNotFound,
-                                cause:
-                                    "--port auto: no Nordic or Adafruit USB serial port found (see nrfloader scan --serial)"
-                            ))),
-                    deviceWasReached: false))
+                                cause: "serial port 'auto': no Nordic or Adafruit USB serial port found (see "
+                                    + "SerialScanner)"))),
+                    deviceWasReached: false)
+            ).mentioning([.automaticSerialPort, .serialPortScan])
         default:
             let paths = candidates.map(\.path).joined(separator: ", ")
             throw UpdateError(
                 OptionError(
-                    message: "--port auto: \(candidates.count) candidate ports (\(paths)): give one with --port PATH"),
-                status: .usage)
+                    message: "serial port 'auto': \(candidates.count) candidate ports (\(paths)): give one by its path"),
+                status: .usage, mentioning: [.automaticSerialPort, .serialPortPath])
         }
     }
 
@@ -181,13 +181,18 @@ struct SerialUpdate {
         configuration.connectionTimeout = .seconds(update.timeoutSeconds ?? 15)
         let baud = options.baudRate
         let flowControl = options.flowControl
-        return try await DFUSession.run(
-            dfuFirmware, input: firmware.name, to: Self.placeholderAddress, named: path, over: transport,
-            configuration: configuration,
-            describeLink: {
-                "link: serial \(transport.currentPath) at \(baud) baud\(flowControl ? " with RTS/CTS" : ""), "
-                    + "device mtu \(transport.deviceMTU.map(String.init) ?? "-")"
-            }, onEvent: onEvent)
+        do throws(UpdateError) {
+            return try await DFUSession.run(
+                dfuFirmware, input: firmware.name, to: Self.placeholderAddress, named: path, over: transport,
+                configuration: configuration,
+                describeLink: {
+                    "link: serial \(transport.currentPath) at \(baud) baud\(flowControl ? " with RTS/CTS" : ""), "
+                        + "device mtu \(transport.deviceMTU.map(String.init) ?? "-")"
+                }, onEvent: onEvent)
+        } catch {
+            // A device that never answers the ping may be an Adafruit board outside its bootloader.
+            throw error.mentioning([.bootloaderTouch])
+        }
     }
 
     /// SMP (MCUmgr) over Zephyr's console framing, to an application with the MCUmgr UART transport or to MCUboot's
@@ -197,8 +202,11 @@ struct SerialUpdate {
         let path = try SerialPorts.resolve(port)
         if options.touchBaudRate != nil {
             throw UpdateError(
-                OptionError(message: "--touch does not apply to an MCUboot image: '\(path)' is spoken to over SMP"),
-                status: .usage)
+                OptionError(
+                    message:
+                        "SerialPortOptions.touchBaudRate does not apply to an MCUboot image: '\(path)' is spoken to "
+                        + "over SMP"),
+                status: .usage, mentioning: [.touch])
         }
         let transportOptions = SerialPorts.smpOptions(path: path, options)
         // Before any progress: a missing port is a missing input (66), a busy or forbidden one unavailable (69).

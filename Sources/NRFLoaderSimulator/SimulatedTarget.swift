@@ -267,7 +267,8 @@ public final class SimulatedTarget: Sendable {
                 MCUbootPackageError.badManifest(
                     archive: package ?? outside.name, field: "image_index of '\(outside.name)'",
                     problem: "is \(outside.image), but the simulated device updates \(imageCount) image"
-                        + (imageCount == 1 ? "" : "s") + " (--sim-images \(imageCount))"))
+                        + (imageCount == 1 ? "" : "s") + " (SimulatedDeviceOptions.smpImages \(imageCount))"),
+                mentioning: [.simulatedImageCount(imageCount)])
         }
         // A padded image (imgtool --pad or --confirm) is exactly one slot long: the trailer must land at the slot's end.
         let padded = images.filter(\.fillsSlot).map(\.bytes.count)

@@ -60,7 +60,8 @@ struct NRFLoader: AsyncParsableCommand {
                 exitAfterArgumentError(error, json: json)
             }
             let status = ExitStatus(for: error).rawValue
-            Console.reportError("\(error)", status: status, json: json)
+            let message = (error as? UpdateError)?.commandLineMessage ?? "\(error)"
+            Console.reportError(message, status: status, json: json)
             Glibc.exit(status)
         }
     }

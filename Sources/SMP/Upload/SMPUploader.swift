@@ -372,7 +372,8 @@ package struct SMPUploader: Sendable {
                     "\(request.command)", sends: count, limit: configuration.responseTimeout,
                     remedy: unansweredRemedy(
                         sequence: sequence,
-                        otherwise: "the device dropped the request or its answer; give a longer --timeout")))
+                        otherwise: "the device dropped the request or its answer; give a longer timeout "
+                            + "(UpdateOptions.timeout)")))
         }
         session.reconnectsInRow += 1
         session.reconnects += 1
@@ -401,11 +402,12 @@ package struct SMPUploader: Sendable {
                 remedy =
                     "the device dropped requests of up to \(frameLimit) bytes (\(consoleLines(frameLimit)) console "
                     + "lines) or their answers; check that the port is the device's MCUmgr console "
-                    + "(CONFIG_MCUMGR_TRANSPORT_UART or CONFIG_MCUMGR_TRANSPORT_SHELL), or give a longer --timeout"
+                    + "(CONFIG_MCUMGR_TRANSPORT_UART or CONFIG_MCUMGR_TRANSPORT_SHELL), or give a longer timeout "
+                    + "(UpdateOptions.timeout)"
             case .packets:
                 remedy =
-                    "the device dropped requests of up to \(frameLimit) bytes or their answers; try --smp-window 1 or a "
-                    + "longer --timeout"
+                    "the device dropped requests of up to \(frameLimit) bytes or their answers; try an SMP window of 1 "
+                    + "(UpdateOptions.smpWindow) or a longer timeout (UpdateOptions.timeout)"
             }
             return fail(
                 .unanswered(
@@ -736,7 +738,14 @@ package struct SMPUploader: Sendable {
     private mutating func recognizeSerialRecovery(_ slots: ImageStateResponse) -> (
         actions: [SMPAction], error: SMPUploadError?
     ) {
-        let isRecovery = !slots.slots.contains(where: \.isActive)
+        // An empty list (a blank device, or an application without a valid image, as smp_svr on native_sim) tells
+        // nothing yet; after the upload, recovery shows the new image in the primary slot, an application in the
+        // secondary.
+        guard !slots.slots.isEmpty else { return ([], nil) }
+        var isRecovery = !slots.slots.contains(where: \.isActive)
+        if isRecovery, transfers.contains(where: \.uploadCompleted) {
+            isRecovery = images.contains { slots.slot(withHash: $0.hash, image: $0.image)?.slot == 0 }
+        }
         session.isSerialRecovery = isRecovery
         guard isRecovery else { return ([], nil) }
         var actions: [SMPAction] = [

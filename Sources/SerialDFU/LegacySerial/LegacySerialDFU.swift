@@ -220,7 +220,7 @@ package enum LegacySerialError: Error, Sendable, Equatable, CustomStringConverti
         case .noParts: "the input has no legacy dfu part"
         case .noAnswer(let attempts):
             "the device acknowledged none of \(attempts) start packets: is it in bootloader mode? (Adafruit boards: "
-                + "--touch 1200 or double-tap reset)"
+                + "a touch at 1200 baud (SerialPortOptions.touchBaudRate) or double-tap reset)"
         case .unacknowledged(let packet, let attempts, let reason):
             "the device did not acknowledge the \(packet) packet after \(attempts) attempts (\(reason))"
         }
