@@ -1,5 +1,4 @@
 import Catalog
-import FirmwareInput
 import HexConverter
 import PackageBuilder
 
