@@ -1,0 +1,297 @@
+import FoundationEssentials
+import Hummingbird
+import NRFLoaderKit
+
+/// Answers every request: the page, its files, the OpenAPI document, and the API (docs/serve.md lists the routes).
+struct StationResponder: HTTPResponder {
+    typealias Context = BasicRequestContext
+
+    let access: StationAccess
+    let devices: DeviceDirectory
+    let firmware: FirmwareLibrary
+    let jobs: JobBoard
+    let updateOptions: UpdateOptions
+    let maximumUploadBytes: Int
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        if let refusal = access.refusal(of: request) { return Self.failure(refusal) }
+        do {
+            var response = try await route(request)
+            if let cookie = access.cookie(for: request) { response.headers[.setCookie] = cookie }
+            return response
+        } catch let failure as StationFailure {
+            return Self.failure(failure)
+        } catch let error as UpdateError {
+            return Self.failure(StationFailure(error))
+        } catch {
+            // Reading the request failed (the client went away, or sent a malformed body).
+            return Self.failure(
+                StationFailure(status: .badRequest, message: "cannot read the request: \(error)", exitStatus: .usage))
+        }
+    }
+
+    /// What a path names.
+    private enum Route {
+        case asset(name: String, type: String)
+        case catalog
+        case devices
+        case firmware
+        case firmwareEntry(String)
+        case jobs
+        case job(String)
+        case cancel(String)
+        case events(String)
+        case result(String)
+
+        init?(_ path: String) {
+            let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+            switch parts.count {
+            case 1:
+                switch parts[0] {
+                case "", "index.html": self = .asset(name: "index.html", type: "text/html; charset=utf-8")
+                case "station.css": self = .asset(name: "station.css", type: "text/css; charset=utf-8")
+                case "station.js": self = .asset(name: "station.js", type: "text/javascript; charset=utf-8")
+                default: return nil
+                }
+            case 2 where parts[0] == "api":
+                switch parts[1] {
+                case "openapi.json": self = .asset(name: "openapi.json", type: "application/json")
+                case "catalog": self = .catalog
+                case "devices": self = .devices
+                case "firmware": self = .firmware
+                case "jobs": self = .jobs
+                default: return nil
+                }
+            case 3 where parts[0] == "api" && parts[1] == "firmware": self = .firmwareEntry(parts[2])
+            case 3 where parts[0] == "api" && parts[1] == "jobs": self = .job(parts[2])
+            case 4 where parts[0] == "api" && parts[1] == "jobs":
+                switch parts[3] {
+                case "cancel": self = .cancel(parts[2])
+                case "events": self = .events(parts[2])
+                case "result": self = .result(parts[2])
+                default: return nil
+                }
+            default: return nil
+            }
+        }
+    }
+
+    private func route(_ request: Request) async throws -> Response {
+        guard let route = Route(request.uri.path) else {
+            throw StationFailure(status: .notFound, message: "no such page: \(request.uri.path)", exitStatus: .usage)
+        }
+        switch (request.method, route) {
+        case (.get, .asset(let name, let type)): return Self.asset(name, type: type)
+        case (.get, .catalog): return Self.json(firmware.catalogJSON)
+        case (.get, .devices): return devicesResponse()
+        case (.post, .firmware): return try await upload(request)
+        case (.get, .firmwareEntry(let id)):
+            guard let entry = try firmware.entry(id: id) else { throw Self.unknownFirmware(id) }
+            return Self.json(Self.firmwareJSON(entry))
+        case (.post, .jobs): return try await startJobs(request)
+        case (.get, .jobs):
+            let now = jobs.now
+            return Self.json(
+                .object(["schema": .int(JSONValue.schemaVersion), "jobs": .array(jobs.all().map { $0.json(now: now) })])
+            )
+        case (.get, .job(let id)): return Self.json(try job(id).json(now: jobs.now))
+        case (.post, .cancel(let id)):
+            let job = try job(id)
+            guard !job.isEnded else {
+                throw StationFailure(
+                    status: .conflict, message: "job \(job.id) has already ended (\(job.state.rawValue))",
+                    exitStatus: .usage)
+            }
+            _ = jobs.cancel(job.id)
+            return Self.json(job.json(now: jobs.now), status: .accepted)
+        case (.get, .events(let id)): return try events(of: job(id).id, request: request)
+        case (.get, .result(let id)):
+            let id = try job(id).id
+            await jobs.waitForEnd(id)
+            guard let ended = jobs.job(id), let status = ended.exitStatus else { throw Self.unknownJob("\(id)") }
+            return Self.jsonText(
+                ended.lines.last ?? "{}", status: HTTPResponse.Status(code: HTTPStatusMapping.status(for: status)))
+        default:
+            throw StationFailure(
+                status: .methodNotAllowed, message: "\(request.method) is not allowed on \(request.uri.path)",
+                exitStatus: .usage)
+        }
+    }
+
+    // MARK: API
+
+    private func devicesResponse() -> Response {
+        Self.json(
+            .object([
+                "schema": .int(JSONValue.schemaVersion), "devices": .array(devices.devices.map(\.json)),
+                "bluetooth": devices.bluetoothJSON,
+            ]))
+    }
+
+    private func upload(_ request: Request) async throws -> Response {
+        let name = request.uri.queryParameters["name"].map(String.init) ?? ""
+        guard !name.isEmpty, !name.contains("/") else {
+            throw StationFailure(
+                status: .badRequest, message: "give the file's name as ?name=FILE (such as app.zip)", exitStatus: .usage
+            )
+        }
+        let tooLarge = StationFailure(
+            status: .contentTooLarge,
+            message: "'\(name)': larger than the station's upload limit of \(maximumUploadBytes) bytes",
+            exitStatus: .dataError)
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumUploadBytes {
+            throw tooLarge
+        }
+        var request = request
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: maximumUploadBytes)
+        } catch {
+            throw tooLarge
+        }
+        let entry = try firmware.add(Array(buffer.readableBytesView), name: name)
+        return Self.json(Self.firmwareJSON(entry), status: .created)
+    }
+
+    /// The body of `POST /api/jobs`.
+    private struct JobRequest: Decodable {
+        var firmware: String
+        var devices: [String]
+    }
+
+    private func startJobs(_ request: Request) async throws -> Response {
+        var request = request
+        let body = try await request.collectBody(upTo: 64 << 10)
+        let parsed: JobRequest
+        do {
+            parsed = try JSONDecoder().decode(JobRequest.self, from: Data(body.readableBytesView))
+        } catch {
+            throw StationFailure(
+                status: .badRequest,
+                message: "the request is not a JSON object with a \"firmware\" id and a \"devices\" array",
+                exitStatus: .usage)
+        }
+        guard !parsed.devices.isEmpty else {
+            throw StationFailure(status: .badRequest, message: "choose at least one device", exitStatus: .usage)
+        }
+        guard Set(parsed.devices).count == parsed.devices.count else {
+            throw StationFailure(status: .badRequest, message: "a device is listed twice", exitStatus: .usage)
+        }
+        guard let entry = try firmware.entry(id: parsed.firmware) else { throw Self.unknownFirmware(parsed.firmware) }
+        var requests: [(device: StationDevice, update: FirmwareUpdate)] = []
+        for id in parsed.devices {
+            guard let device = devices.device(id: id) else {
+                throw StationFailure(
+                    status: .notFound, message: "device '\(id)' not found (GET /api/devices lists them)",
+                    exitStatus: .unavailable)
+            }
+            let update = FirmwareUpdate(firmware: entry.firmware, target: try device.target(), options: updateOptions)
+            requests.append((device, update))
+        }
+        do {
+            let started = try jobs.start(requests)
+            let now = jobs.now
+            return Self.json(
+                .object(["schema": .int(JSONValue.schemaVersion), "jobs": .array(started.map { $0.json(now: now) })]),
+                status: .accepted)
+        } catch .busy(let device, let job) {
+            throw StationFailure(
+                status: .conflict, message: "device \(device) is busy with job \(job)", exitStatus: .unavailable)
+        } catch .stopping {
+            throw StationFailure(
+                status: .serviceUnavailable, message: "the station is shutting down", exitStatus: .interrupted)
+        }
+    }
+
+    private func job(_ text: String) throws(StationFailure) -> StationJob {
+        guard let id = Int(text), let job = jobs.job(id) else { throw Self.unknownJob(text) }
+        return job
+    }
+
+    /// The job's `upload --json` lines as server-sent events, ending with the job.
+    ///
+    /// Each line is one `data:` field, its index the `id:`. An `EventSource` that reconnects after the end gets 204,
+    /// which stops it.
+    private func events(of id: Int, request: Request) throws -> Response {
+        guard let followed = jobs.follow(id) else { throw Self.unknownJob("\(id)") }
+        let skip = request.headers.value(named: "last-event-id").flatMap(Int.init).map { $0 + 1 } ?? 0
+        if followed.later == nil && skip >= followed.lines.count {
+            followed.unsubscribe()
+            return Response(status: .noContent)
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream"
+        headers[.cacheControl] = "no-store"
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                defer { followed.unsubscribe() }
+                var index = 0
+                func frame(_ line: String) -> ByteBuffer {
+                    defer { index += 1 }
+                    return ByteBuffer(string: "id: \(index)\ndata: \(line)\n\n")
+                }
+                var buffers: [ByteBuffer] = []
+                for line in followed.lines {
+                    let buffer = frame(line)
+                    if index > skip { buffers.append(buffer) }
+                }
+                try await writer.write(contentsOf: buffers)
+                if let later = followed.later {
+                    for await line in later {
+                        let buffer = frame(line)
+                        if index > skip { try await writer.write(buffer) }
+                    }
+                }
+                try await writer.finish(nil)
+            })
+    }
+
+    // MARK: Responses
+
+    private static func firmwareJSON(_ entry: FirmwareLibrary.Entry) -> JSONValue {
+        guard case .object(var members) = entry.info else { return entry.info }
+        members["id"] = .string(entry.id)
+        return .object(members)
+    }
+
+    private static func unknownFirmware(_ id: String) -> StationFailure {
+        StationFailure(
+            status: .notFound, message: "unknown firmware '\(id)': not a catalog id nor a file sent to this station",
+            exitStatus: .usage)
+    }
+
+    private static func unknownJob(_ id: String) -> StationFailure {
+        StationFailure(status: .notFound, message: "no job '\(id)'", exitStatus: .usage)
+    }
+
+    private static func asset(_ name: String, type: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = type
+        headers[.cacheControl] = "no-cache"
+        headers[.contentSecurityPolicy] =
+            "default-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'"
+        headers[.xContentTypeOptions] = "nosniff"
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: StationAssetFiles.all[name] ?? [])))
+    }
+
+    private static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
+        jsonText(value.text, status: status)
+    }
+
+    private static func jsonText(_ text: String, status: HTTPResponse.Status) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        headers[.cacheControl] = "no-store"
+        return Response(
+            status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text + "\n")))
+    }
+
+    private static func failure(_ failure: StationFailure) -> Response {
+        var response = json(failure.body, status: failure.status)
+        if failure.status == .unauthorized { response.headers[.wwwAuthenticate] = "Bearer" }
+        return response
+    }
+}
