@@ -121,7 +121,7 @@ async function refreshDevices() {
     const checkbox = element("input", { type: "checkbox", id: "device-" + device.id, value: device.id });
     if (known) checkbox.checked = known.checkbox.checked;
     const label = element("label", { for: checkbox.id }, deviceLabel(device));
-    for (const protocol of device.protocols) label.append(element("span", { class: "tag" }, protocol.toUpperCase()));
+    for (const protocol of device.protocols) label.append(" ", element("span", { class: "tag" }, protocol.toUpperCase()));
     const item = element("li");
     item.append(checkbox, " ", label);
     if (known) known.item.replaceWith(item); else list.append(item);
