@@ -43,6 +43,15 @@ struct StationResponder: HTTPResponder {
         case events(String)
         case result(String)
 
+        /// The methods the path takes, for a 405's `Allow` header.
+        var allowedMethods: String {
+            switch self {
+            case .asset, .catalog, .devices, .firmwareEntry, .job, .events, .result: "GET"
+            case .firmware, .cancel: "POST"
+            case .jobs: "GET, POST"
+            }
+        }
+
         init?(_ path: String) {
             let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
             switch parts.count {
@@ -112,9 +121,12 @@ struct StationResponder: HTTPResponder {
             return Self.jsonText(
                 ended.lines.last ?? "{}", status: HTTPResponse.Status(code: HTTPStatusMapping.status(for: status)))
         default:
-            throw StationFailure(
-                status: .methodNotAllowed, message: "\(request.method) is not allowed on \(request.uri.path)",
-                exitStatus: .usage)
+            var response = Self.failure(
+                StationFailure(
+                    status: .methodNotAllowed, message: "\(request.method) is not allowed on \(request.uri.path)",
+                    exitStatus: .usage))
+            response.headers[.allow] = route.allowedMethods
+            return response
         }
     }
 

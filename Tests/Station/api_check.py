@@ -50,7 +50,10 @@ server, listening = serve("--listen", "127.0.0.1:0")
 try:
     base = listening["url"]
     run = subprocess.run(
+        # positive_data_acceptance expects every schema-valid body to be taken, but a schema cannot say what a
+        # valid firmware file is: random bytes are rightly refused (422, or 400 for a missing --sd-req).
         [schemathesis, "run", base + "api/openapi.json", "--url", base.rstrip("/"), "--checks", "all",
+         "--exclude-checks", "positive_data_acceptance",
          "--max-examples", os.environ.get("STATION_SCHEMATHESIS_EXAMPLES", "40"), "--workers", "1",
          "--no-color"],
         capture_output=True, text=True, timeout=900)
