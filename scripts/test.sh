@@ -37,6 +37,11 @@ bash scripts/examples.sh
 stage "command line as a client (scripts/cli-as-client.sh)"
 bash scripts/cli-as-client.sh
 
+# The flashing station (`nrfloader serve`) in Debian's chromium through Playwright, and its API through schemathesis,
+# driving the real binary: under a minute once its tools are installed.
+stage "flashing station (scripts/station-check.sh)"
+bash scripts/station-check.sh
+
 # The public API against the last release (API-BASELINE, its dumps committed in API/baselines/): seconds.
 stage "API-breakage check (scripts/api-check.sh)"
 bash scripts/api-check.sh
