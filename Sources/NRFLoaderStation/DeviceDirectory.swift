@@ -57,9 +57,17 @@ final class DeviceDirectory: Sendable {
     /// Scans for Bluetooth devices until the task is cancelled: 5-second scans back to back, each one's devices
     /// replacing the last one's; when BlueZ or the adapter is missing, the reason is shown and a scan is tried
     /// again every 10 seconds.
-    func scanBluetooth(adapter: String?) async {
+    ///
+    /// - Parameters:
+    ///   - adapter: The adapter, or `nil` for the first powered one.
+    ///   - isPaused: Whether to hold the next scan (a Bluetooth update runs); the last devices stay listed.
+    func scanBluetooth(adapter: String?, isPaused: @Sendable () -> Bool) async {
         let scanner = BluetoothScanner(adapter: adapter)
         while !Task.isCancelled {
+            if isPaused() {
+                try? await Task.sleep(for: .seconds(1))
+                continue
+            }
             do throws(UpdateError) {
                 let scan = try await scanner.scan(for: .seconds(5))
                 let devices = Dictionary(scan.devices.map { ($0.address, StationDevice.bluetooth($0)) }) { $1 }

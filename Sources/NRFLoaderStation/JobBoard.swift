@@ -39,6 +39,11 @@ final class JobBoard: Sendable {
 
     var now: ContinuousClock.Instant { clock.now }
 
+    /// Whether a job runs on a Bluetooth device.
+    var hasRunningBluetoothJob: Bool {
+        board.withLock { board in board.busy.values.contains { board.jobs[$0]?.isBluetooth == true } }
+    }
+
     /// Starts one job per update, all or none: a busy device refuses the whole request.
     func start(_ requests: [(device: StationDevice, update: FirmwareUpdate)]) throws(Refusal) -> [StationJob] {
         try board.withLock { (board) throws(Refusal) -> [StationJob] in
@@ -50,7 +55,8 @@ final class JobBoard: Sendable {
             for request in requests {
                 let job = StationJob(
                     id: board.nextID, deviceID: request.device.id, deviceLabel: request.device.label,
-                    firmwareName: request.update.firmware.name, started: clock.now)
+                    firmwareName: request.update.firmware.name, isBluetooth: request.device.transport == .bluetooth,
+                    started: clock.now)
                 board.nextID += 1
                 board.jobs[job.id] = job
                 board.busy[request.device.id] = job.id

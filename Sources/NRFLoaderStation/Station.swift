@@ -4,6 +4,10 @@ import NIOCore
 public import NRFLoaderKit
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A flashing station: an HTTP server that offers the catalog, the devices and a page to update them from a browser,
 /// and an API for programs: `nrfloader serve`.
 ///
@@ -62,7 +66,10 @@ public final class Station: Sendable {
         if isStopped { task.cancel() }
         let scanner =
             configuration.scansBluetooth
-            ? Task { [devices, configuration] in await devices.scanBluetooth(adapter: configuration.bluetoothAdapter) }
+            ? Task { [devices, jobs, configuration] in
+                // Scans pause while a Bluetooth job runs: its own connection and discovery come first.
+                await devices.scanBluetooth(adapter: configuration.bluetoothAdapter) { jobs.hasRunningBluetoothJob }
+            }
             : nil
         defer { scanner?.cancel() }
         do {
@@ -70,7 +77,8 @@ public final class Station: Sendable {
         } catch is CancellationError {
         } catch {
             if stopRequested.withLock({ $0 }) { return }
-            throw UpdateError("cannot serve on \(address):\(configuration.port): \(error)", exitStatus: .unavailable)
+            let reason = (error as? IOError).map { String(cString: strerror($0.errnoCode)).lowercased() } ?? "\(error)"
+            throw UpdateError("cannot listen on \(address):\(configuration.port): \(reason)", exitStatus: .unavailable)
         }
     }
 

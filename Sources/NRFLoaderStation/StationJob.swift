@@ -21,6 +21,7 @@ struct StationJob: Sendable {
     let deviceID: String
     let deviceLabel: String
     let firmwareName: String
+    let isBluetooth: Bool
     let started: ContinuousClock.Instant
     var state = State.running
     /// The `upload --json` lines so far.
