@@ -13,65 +13,6 @@ import Testing
 /// gets the command's own message, and SIGTERM aborts running jobs and exits 130.
 @Suite(.serialized)
 struct ServeCommandTests {
-    /// A free loopback port: bound, read and released (the server binds it a moment later).
-    private static func freePort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0
-            }
-        }
-        guard bound else { throw CocoaError(.featureUnsupported) }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    private struct Server {
-        let child: ProcessRunner.Running
-        let base: String
-
-        static func start(_ arguments: [String]) async throws -> Server {
-            let port = try ServeCommandTests.freePort()
-            let child = ProcessRunner().start(
-                TestPaths.nrfloader,
-                ["serve", "--listen", "127.0.0.1:\(port)", "--json", "--no-scan", "--no-serial"] + arguments)
-            let server = Server(child: child, base: "http://127.0.0.1:\(port)")
-            for _ in 0..<200 {
-                if (try? await server.get("/api/catalog"))?.status == 200 { return server }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            child.send(SIGKILL)
-            _ = child.wait()
-            throw CocoaError(.fileReadUnknown)
-        }
-
-        func get(_ path: String) async throws -> (status: Int, text: String) {
-            try await send(URLRequest(url: try #require(URL(string: base + path))))
-        }
-
-        func post(_ path: String, body: Data, type: String) async throws -> (status: Int, text: String) {
-            var request = URLRequest(url: try #require(URL(string: base + path)))
-            request.httpMethod = "POST"
-            request.httpBody = body
-            request.setValue(type, forHTTPHeaderField: "Content-Type")
-            return try await send(request)
-        }
-
-        private func send(_ request: URLRequest) async throws -> (status: Int, text: String) {
-            let (data, response) = try await URLSession.shared.data(for: request)
-            return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
-        }
-
-        func stop() -> ProcessResult {
-            child.send(SIGTERM)
-            return child.wait()
-        }
-    }
-
     /// The lines that do not depend on timing: no thinned progress, no result (it carries the elapsed time).
     private static func steady(_ lines: [Substring]) -> [Substring] {
         lines.filter { !$0.contains("\"event\":\"progress\"") && !$0.contains("\"event\":\"result\"") }
@@ -79,7 +20,7 @@ struct ServeCommandTests {
 
     @Test("a job's events are upload --json's lines, and its result maps to HTTP 200")
     func eventsAreUploadLines() async throws {
-        let server = try await Server.start(["--sim-speed", "0"])
+        let server = try await ServeProcess.start(["--no-scan", "--sim-speed", "0"])
         let started = try await server.post(
             "/api/jobs", body: Data(#"{"firmware":"selftest-pca10040","devices":["sim-1"]}"#.utf8),
             type: "application/json")
@@ -102,7 +43,7 @@ struct ServeCommandTests {
 
     @Test("a bad file gets upload's message and exit status, at the mapped HTTP status")
     func badFile() async throws {
-        let server = try await Server.start(["--sim-speed", "0"])
+        let server = try await ServeProcess.start(["--no-scan", "--sim-speed", "0"])
         let folder = try TemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder.url) }
         let corrupt = Data("PK\u{3}\u{4}neither zip nor firmware".utf8)
@@ -121,7 +62,7 @@ struct ServeCommandTests {
 
     @Test("SIGTERM aborts the running jobs cleanly and exits 130")
     func sigterm() async throws {
-        let server = try await Server.start(["--sim-speed", "1"])
+        let server = try await ServeProcess.start(["--no-scan", "--sim-speed", "1"])
         let started = try await server.post(
             "/api/jobs", body: Data(#"{"firmware":"selftest-pca10040","devices":["sim-1","sim-2"]}"#.utf8),
             type: "application/json")
