@@ -35,7 +35,7 @@ final class FirmwareLibrary: Sendable {
     ///   - bytes: The file.
     ///   - name: Its name, as messages and events give it (its extension helps tell the format).
     /// - Returns: The kept entry.
-    /// - Throws: ``UpdateError``, with the message and exit status `upload` fails with.
+    /// - Throws: `UpdateError`, with the message and exit status `upload` fails with.
     func add(_ bytes: [UInt8], name: String) throws(UpdateError) -> Entry {
         let firmware = try Firmware(bytes: bytes, name: name, options: options)
         let info = try Self.info(of: firmware, size: bytes.count)

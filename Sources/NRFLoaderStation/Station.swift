@@ -18,8 +18,8 @@ import Synchronization
 /// try await station.run { port in print("listening on port \(port)") }
 /// ```
 ///
-/// Each job updates one device with ``FirmwareUpdate``; its event stream carries the lines `nrfloader upload --json`
-/// prints (``UpdateJSONLines``). ``stop()`` ends the server the way SIGTERM ends `nrfloader serve`.
+/// Each job updates one device with `FirmwareUpdate`; its event stream carries the lines `nrfloader upload --json`
+/// prints (`UpdateJSONLines`). ``stop()`` ends the server the way SIGTERM ends `nrfloader serve`.
 public final class Station: Sendable {
     /// The configuration it serves.
     public let configuration: StationConfiguration
@@ -32,7 +32,7 @@ public final class Station: Sendable {
 
     /// A station for `configuration`: checks it and loads the catalog.
     ///
-    /// - Throws: ``UpdateError``: ``ExitStatus/usage`` for a non-loopback address without a token
+    /// - Throws: `UpdateError`: `ExitStatus.usage` for a non-loopback address without a token
     ///   (``StationConfiguration/validate()``), or the catalog's own error.
     public init(configuration: StationConfiguration) throws(UpdateError) {
         try configuration.validate()
@@ -44,7 +44,7 @@ public final class Station: Sendable {
     /// Serves until ``stop()``: listens, reports the port, and answers requests.
     ///
     /// - Parameter onListening: Called once the socket listens, with its port (the one picked for port 0).
-    /// - Throws: ``UpdateError`` with ``ExitStatus/unavailable`` when the address cannot be bound.
+    /// - Throws: `UpdateError` with `ExitStatus.unavailable` when the address cannot be bound.
     public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws(UpdateError) {
         let responder = StationResponder(
             access: StationAccess(token: configuration.token, isLoopback: configuration.isLoopback),

@@ -42,7 +42,7 @@ public struct StationConfiguration: Sendable {
 
     /// Checks that the configuration may serve: off loopback only with a token.
     ///
-    /// - Throws: ``UpdateError`` with ``ExitStatus/usage`` for a non-loopback ``host`` without ``token``, an empty
+    /// - Throws: `UpdateError` with `ExitStatus.usage` for a non-loopback ``host`` without ``token``, an empty
     ///   token, or a port out of range.
     public func validate() throws(UpdateError) {
         guard (0...65535).contains(port) else {
