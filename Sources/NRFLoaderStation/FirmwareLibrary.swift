@@ -29,6 +29,11 @@ final class FirmwareLibrary: Sendable {
         .object(["schema": .int(JSONValue.schemaVersion), "firmware": .array(catalogItems.map(Self.json))])
     }
 
+    /// The files sent to the station and still kept, oldest first.
+    var uploadedEntries: [Entry] {
+        uploads.withLock { $0.entries }
+    }
+
     /// Checks a file as `upload FILE` would and keeps it.
     ///
     /// - Parameters:

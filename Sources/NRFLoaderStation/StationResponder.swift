@@ -47,8 +47,8 @@ struct StationResponder: HTTPResponder {
         var allowedMethods: String {
             switch self {
             case .asset, .catalog, .devices, .firmwareEntry, .job, .events, .result: "GET"
-            case .firmware, .cancel: "POST"
-            case .jobs: "GET, POST"
+            case .cancel: "POST"
+            case .firmware, .jobs: "GET, POST"
             }
         }
 
@@ -94,6 +94,12 @@ struct StationResponder: HTTPResponder {
         case (.get, .catalog): return Self.json(firmware.catalogJSON)
         case (.get, .devices): return devicesResponse()
         case (.post, .firmware): return try await upload(request)
+        case (.get, .firmware):
+            return Self.json(
+                .object([
+                    "schema": .int(JSONValue.schemaVersion),
+                    "firmware": .array(firmware.uploadedEntries.map(Self.firmwareJSON)),
+                ]))
         case (.get, .firmwareEntry(let id)):
             guard let entry = try firmware.entry(id: id) else { throw Self.unknownFirmware(id) }
             return Self.json(Self.firmwareJSON(entry))

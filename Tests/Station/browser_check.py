@@ -167,6 +167,7 @@ try:
         # The history survives a reload, and a second tab sees the same jobs.
         page.reload()
         expect(page.locator("#jobs > li")).to_have_count(4)
+        expect(firmware.locator("optgroup[label=Files] option")).to_have_text(["blinky-pca10056.hex"])
         other = context.new_page()
         other.goto(url)
         expect(other.locator("#jobs > li")).to_have_count(4)

@@ -251,6 +251,7 @@ async function start() {
   $("update").addEventListener("click", update);
   try {
     state.catalog = (await api("api/catalog")).firmware;
+    state.uploads = (await api("api/firmware")).firmware.map((upload) => ({ id: upload.id, name: upload.name }));
     renderFirmwareOptions();
     await showSelectedFirmware();
   } catch (error) {
