@@ -51,9 +51,13 @@ def page_update(page, url, devices):
     before = page.locator("#jobs > li").count()
     started = time.monotonic()
     page.get_by_role("button", name="Update").click()
-    expect(page.locator("#jobs > li")).to_have_count(before + len(devices))
-    expect(page.locator("#jobs > li.confirmed")).to_have_count(before + len(devices))
-    return time.monotonic() - started
+    # Polled every 20 ms in the page itself (expect's back-off would add up to a second).
+    page.wait_for_function(f"document.querySelectorAll('#jobs > li.confirmed').length >= {before + len(devices)}",
+                           polling=20, timeout=120_000)
+    elapsed = time.monotonic() - started
+    with urllib.request.urlopen(url + "api/jobs") as response:
+        jobs = json.loads(response.read())["jobs"][:len(devices)]
+    return elapsed, max(job["elapsed_ms"] for job in jobs) / 1000
 
 
 single_cli = timed(["upload", IMAGE, "--target", "sim", "--sim-speed", SPEED, "-q"])
@@ -66,7 +70,8 @@ try:
     rest_before_page = rss_kib(server.pid)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-        page = browser.new_page()
+        # The page forbids eval; the benchmark polls with a string predicate, so it bypasses the policy.
+        page = browser.new_page(bypass_csp=True)
         single_page = page_update(page, url, ["sim-1"])
         time.sleep(1)
         rest = rss_kib(server.pid)
@@ -102,9 +107,10 @@ finally:
 
 static = weights["index.html"] + weights["station.css"] + weights["station.js"]
 print(f"image {IMAGE} (131804 bytes), simulated Secure DFU at --sim-speed {SPEED}; binary {nrfloader}")
-print(f"update -> confirmed, one device:   page {single_page:6.2f} s   upload --target sim {single_cli:6.2f} s")
-print(f"eight devices, all confirmed:      page {fleet_page:6.2f} s   CLI fleet {fleet_cli:6.2f} s (--parallel 4,"
-      f" the default)   {fleet_cli_8:6.2f} s (--parallel 8)")
+print(f"update -> confirmed, one device:   page {single_page[0]:6.2f} s (the job itself {single_page[1]:.2f} s)   "
+      f"upload --target sim {single_cli:6.2f} s (the whole process)")
+print(f"eight devices, all confirmed:      page {fleet_page[0]:6.2f} s (slowest job {fleet_page[1]:.2f} s)   "
+      f"CLI fleet {fleet_cli:6.2f} s (--parallel 4, the default), {fleet_cli_8:6.2f} s (--parallel 8)")
 print(f"server RSS: {rest_before_page / 1024:.1f} MiB at start, {rest / 1024:.1f} MiB at rest after a job, "
       f"{peak[0] / 1024:.1f} MiB peak with 8 jobs, {after_load / 1024:.1f} MiB after the load test")
 print(f"GET /api/catalog: {requests} requests/s (wrk -t2 -c16 -d5s, loopback), median latency {latency}")
