@@ -30,63 +30,8 @@ struct StationResponder: HTTPResponder {
         }
     }
 
-    /// What a path names.
-    private enum Route {
-        case asset(name: String, type: String)
-        case catalog
-        case devices
-        case firmware
-        case firmwareEntry(String)
-        case jobs
-        case job(String)
-        case cancel(String)
-        case events(String)
-        case result(String)
-
-        /// The methods the path takes, for a 405's `Allow` header.
-        var allowedMethods: String {
-            switch self {
-            case .asset, .catalog, .devices, .firmwareEntry, .job, .events, .result: "GET"
-            case .cancel: "POST"
-            case .firmware, .jobs: "GET, POST"
-            }
-        }
-
-        init?(_ path: String) {
-            let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
-            switch parts.count {
-            case 1:
-                switch parts[0] {
-                case "", "index.html": self = .asset(name: "index.html", type: "text/html; charset=utf-8")
-                case "station.css": self = .asset(name: "station.css", type: "text/css; charset=utf-8")
-                case "station.js": self = .asset(name: "station.js", type: "text/javascript; charset=utf-8")
-                default: return nil
-                }
-            case 2 where parts[0] == "api":
-                switch parts[1] {
-                case "openapi.json": self = .asset(name: "openapi.json", type: "application/json")
-                case "catalog": self = .catalog
-                case "devices": self = .devices
-                case "firmware": self = .firmware
-                case "jobs": self = .jobs
-                default: return nil
-                }
-            case 3 where parts[0] == "api" && parts[1] == "firmware": self = .firmwareEntry(parts[2])
-            case 3 where parts[0] == "api" && parts[1] == "jobs": self = .job(parts[2])
-            case 4 where parts[0] == "api" && parts[1] == "jobs":
-                switch parts[3] {
-                case "cancel": self = .cancel(parts[2])
-                case "events": self = .events(parts[2])
-                case "result": self = .result(parts[2])
-                default: return nil
-                }
-            default: return nil
-            }
-        }
-    }
-
     private func route(_ request: Request) async throws -> Response {
-        guard let route = Route(request.uri.path) else {
+        guard let route = StationRoute(request.uri.path) else {
             throw StationFailure(status: .notFound, message: "no such page: \(request.uri.path)", exitStatus: .usage)
         }
         switch (request.method, route) {
@@ -226,45 +171,6 @@ struct StationResponder: HTTPResponder {
         return job
     }
 
-    /// The job's `upload --json` lines as server-sent events, ending with the job.
-    ///
-    /// Each line is one `data:` field, its index the `id:`. An `EventSource` that reconnects after the end gets 204,
-    /// which stops it.
-    private func events(of id: Int, request: Request) throws -> Response {
-        guard let followed = jobs.follow(id) else { throw Self.unknownJob("\(id)") }
-        let skip = request.headers.value(named: "last-event-id").flatMap(Int.init).map { $0 + 1 } ?? 0
-        if followed.later == nil && skip >= followed.lines.count {
-            followed.unsubscribe()
-            return Response(status: .noContent)
-        }
-        var headers = HTTPFields()
-        headers[.contentType] = "text/event-stream"
-        headers[.cacheControl] = "no-store"
-        return Response(
-            status: .ok, headers: headers,
-            body: ResponseBody { writer in
-                defer { followed.unsubscribe() }
-                var index = 0
-                func frame(_ line: String) -> ByteBuffer {
-                    defer { index += 1 }
-                    return ByteBuffer(string: "id: \(index)\ndata: \(line)\n\n")
-                }
-                var buffers: [ByteBuffer] = []
-                for line in followed.lines {
-                    let buffer = frame(line)
-                    if index > skip { buffers.append(buffer) }
-                }
-                try await writer.write(contentsOf: buffers)
-                if let later = followed.later {
-                    for await line in later {
-                        let buffer = frame(line)
-                        if index > skip { try await writer.write(buffer) }
-                    }
-                }
-                try await writer.finish(nil)
-            })
-    }
-
     // MARK: Responses
 
     private static func firmwareJSON(_ entry: FirmwareLibrary.Entry) -> JSONValue {
@@ -279,7 +185,7 @@ struct StationResponder: HTTPResponder {
             exitStatus: .usage)
     }
 
-    private static func unknownJob(_ id: String) -> StationFailure {
+    static func unknownJob(_ id: String) -> StationFailure {
         StationFailure(status: .notFound, message: "no job '\(id)'", exitStatus: .usage)
     }
 
