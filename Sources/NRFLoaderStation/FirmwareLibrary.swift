@@ -1,3 +1,4 @@
+import FoundationEssentials
 import NRFLoaderKit
 import Synchronization
 
@@ -43,7 +44,12 @@ final class FirmwareLibrary: Sendable {
     /// - Throws: `UpdateError`, with the message and exit status `upload` fails with.
     func add(_ bytes: [UInt8], name: String) throws(UpdateError) -> Entry {
         let firmware = try Firmware(bytes: bytes, name: name, options: options)
-        let info = try Self.info(of: firmware, size: bytes.count)
+        var info = try Self.info(of: firmware, size: bytes.count)
+        if firmware.isMCUboot && firmware.mcubootImage == nil, case .object(var members) = info {
+            // An nRF Connect SDK package: its images, as `info` reads them from a file.
+            members["parts"] = .array(try Self.packageImages(bytes, name: name))
+            info = .object(members)
+        }
         return uploads.withLock { state in
             let entry = Entry(id: "upload-\(state.next)", firmware: firmware, size: bytes.count, info: info)
             state.next += 1
@@ -91,6 +97,28 @@ final class FirmwareLibrary: Sendable {
             members["parts"] = .array([])
         }
         return .object(members)
+    }
+
+    /// The images of an nRF Connect SDK `dfu_application.zip`, each with its number, size and version.
+    private static func packageImages(_ bytes: [UInt8], name: String) throws(UpdateError) -> [JSONValue] {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "nrfloader-serve-\(UUID().uuidString)")
+        let file = folder.appendingPathComponent("package.zip")
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+            try Data(bytes).write(to: file)
+        } catch {
+            throw UpdateError("'\(name)': cannot keep it for inspection: \(error)", exitStatus: .cannotCreate)
+        }
+        defer { try? FileManager.default.removeItem(at: folder) }
+        guard case .mcubootPackage(let package) = try FirmwareInfo(inspecting: file.path) else { return [] }
+        return package.images.map { image in
+            .object([
+                "type": .string("image \(image.imageIndex)" + (image.type.map { " (\($0))" } ?? "")),
+                "size": .int(image.image.imageSize), "init_packet_size": .int(0),
+                "version": .string(image.image.version),
+            ])
+        }
     }
 
     private static func json(_ item: CatalogItem) -> JSONValue {

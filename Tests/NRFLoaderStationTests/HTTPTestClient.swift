@@ -114,9 +114,12 @@ struct HTTPTestClient {
 /// Files of the repository the tests send as a user would.
 enum EmbeddedTestFile {
     /// `Resources/firmware/blinky-pca10040.hex`.
-    static var blinkyHex: [UInt8]? {
-        let path = #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
-        return read("/" + path + "/Resources/firmware/blinky-pca10040.hex")
+    static var blinkyHex: [UInt8]? { repositoryFile("Resources/firmware/blinky-pca10040.hex") }
+
+    /// A file by its path in the repository.
+    static func repositoryFile(_ relativePath: String) -> [UInt8]? {
+        let root = #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
+        return read("/" + root + "/" + relativePath)
     }
 
     private static func read(_ path: String) -> [UInt8]? {

@@ -157,6 +157,28 @@ struct StationTests {
         #expect(try await running.waitForJob(1).contains("\"state\":\"confirmed\""))
     }
 
+    @Test(arguments: [
+        ("Tests/Data/packages/nrfutil617-blinky-signed.zip", "dfu", "\"type\":\"application\""),
+        ("Resources/firmware/selftest-nrf52840dk-mcuboot.bin", "smp", "\"mcuboot\":{"),
+        ("Tests/Data/mcuboot/ncs/dfu_application.zip", "smp", "\"parts\":[{\"init_packet_size\":0,\"size\":"),
+    ])
+    func takesEveryKindOfFirmwareFile(path: String, updateProtocol: String, detail: String) async throws {
+        let running = try await RunningStation.start()
+        defer { Task { try await running.stop() } }
+        let bytes = try #require(EmbeddedTestFile.repositoryFile(path))
+        let name = String(path.split(separator: "/").last ?? "")
+        let answer = try running.client.post("/api/firmware?name=\(name)", body: bytes)
+        #expect(answer.status == 201, "\(answer.text)")
+        #expect(answer.text.contains("\"protocol\":\"\(updateProtocol)\""))
+        #expect(answer.text.contains(detail), "\(answer.text)")
+        #expect(answer.text.contains("\"size\":\(bytes.count)"))
+        let device = updateProtocol == "smp" ? "sim-3" : "sim-1"
+        let started = try running.client.post(
+            "/api/jobs", json: #"{"firmware":"upload-1","devices":[""# + device + #""]}"#)
+        #expect(started.status == 202)
+        #expect(try await running.waitForJob(1).contains("\"state\":\"confirmed\""))
+    }
+
     @Test func limitsUploads() async throws {
         let running = try await RunningStation.start { $0.maximumUploadBytes = 100 }
         defer { Task { try await running.stop() } }

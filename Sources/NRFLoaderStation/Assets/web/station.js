@@ -57,7 +57,8 @@ function showInfo(info) {
   add("Protocol", info.protocol === "smp" ? "SMP (MCUmgr, MCUboot)" : "nRF5 DFU");
   for (const part of info.parts || []) {
     add("Part", part.type + ", " + part.size + " bytes" +
-      (part.init_packet_size ? ", init packet " + part.init_packet_size + " bytes" : ""));
+      (part.init_packet_size ? ", init packet " + part.init_packet_size + " bytes" : "") +
+      (part.version ? ", version " + part.version : ""));
   }
   if (info.mcuboot) {
     add("Version", info.mcuboot.version);
