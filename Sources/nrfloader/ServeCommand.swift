@@ -83,12 +83,10 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.bluetoothAdapter = adapter
         configuration.offersSerialPorts = !noSerial
         let station = try Station(configuration: configuration)
-        let stopped = Stopped()
+        // The signal's stop, stored before it can end the server, so that `run` returning finds it.
+        let stopping = Mutex<Task<Int, Never>?>(nil)
         Interrupts.onFirstInterrupt {
-            Task {
-                let aborted = await station.stop()
-                stopped.record(aborted)
-            }
+            stopping.withLock { $0 = Task { await station.stop() } }
         }
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         let json = outputOptions.json
@@ -104,7 +102,8 @@ struct ServeCommand: AsyncParsableCommand {
                     ]))
             }
         }
-        guard let aborted = stopped.count else { return }
+        guard let stop = stopping.withLock({ $0 }) else { return }
+        let aborted = await stop.value
         throw UpdateError(
             "stopped by a signal (\(aborted) running job\(aborted == 1 ? "" : "s") aborted)", exitStatus: .interrupted)
     }
@@ -145,11 +144,4 @@ struct ServeCommand: AsyncParsableCommand {
                 $0 == " " || $0 == "\t" || $0 == "\r"
             }.reversed())
     }
-}
-
-/// How many jobs the signal's stop aborted, once it has stopped the station.
-private final class Stopped: Sendable {
-    private let aborted = Mutex<Int?>(nil)
-    func record(_ count: Int) { aborted.withLock { $0 = count } }
-    var count: Int? { aborted.withLock { $0 } }
 }

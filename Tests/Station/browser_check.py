@@ -85,7 +85,8 @@ try:
 
         # Keyboard only: Tab to the firmware list, choose, Tab to each device and press Space, Tab to Update, Enter.
         check(tab_to(page, "firmware"), "the Firmware list is reachable with Tab")
-        firmware.select_option("selftest-pca10040")
+        page.keyboard.type("DFU self-test for nRF52 DK")
+        expect(firmware).to_have_value("selftest-pca10040")
         expect(page.locator("#firmware-info")).to_contain_text("application")
         check(tab_to(page, "device-sim-1"), "the first simulated device is reachable with Tab")
         page.keyboard.press("Space")
@@ -168,20 +169,46 @@ try:
         page.reload()
         expect(page.locator("#jobs > li")).to_have_count(4)
         expect(firmware.locator("optgroup[label=Files] option")).to_have_text(["blinky-pca10056.hex"])
-        other = context.new_page()
+        other = browser.new_context().new_page()  # another browser: its own cookies and storage
         other.goto(url)
         expect(other.locator("#jobs > li")).to_have_count(4)
         for n in (1, 2):
             expect(other.locator(f"#job-{n} .status")).to_contain_text(re.compile("^confirmed: "))
         expect(other.locator("#job-3 .status")).to_contain_text(re.compile("^cancelled: "))
+        tab = context.new_page()
+        tab.goto(url)
+        expect(tab.locator("#jobs > li")).to_have_count(4)
         page.screenshot(path=os.path.join(shots, "serve-history.png"), full_page=True)
-        check(True, "reload and a second tab show the same four jobs")
+        check(True, "reload and a second browser show the same four jobs")
         check(page_errors == [], f"no script error on the page {page_errors}")
         browser.close()
 finally:
     code, out, err = stop_server(server)
 check(code == 130, f"SIGTERM: nrfloader serve exits 130 (got {code})")
 check(out.splitlines()[-1].startswith('{"event":"error","exit_status":130,'), "stdout ends with the error object")
+
+# With a token: the page answers 401 without it; opened once as /?token=TOKEN, it works on its cookie.
+with tempfile.TemporaryDirectory() as folder:
+    token_file = os.path.join(folder, "token")
+    with open(token_file, "w") as file:
+        file.write("s3cret-station\n")
+    server, url = start_server("--token-file", token_file, "--sim", "sim", "--sim-speed", "0")
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+            page = browser.new_page()
+            check(page.goto(url).status == 401, "without the token the page gets 401")
+            check(page.goto(url + "?token=s3cret-station").status == 200, "with ?token= the page opens")
+            page.goto(url)
+            page.get_by_role("combobox", name="Firmware").select_option("blinky-pca10040")
+            page.get_by_role("checkbox", name=re.compile(r"^sim · ")).check()
+            page.get_by_role("button", name="Update").click()
+            expect(page.locator("#job-1 .status")).to_contain_text(re.compile("^confirmed: "))
+            check(True, "on its cookie, the page updates a device")
+            browser.close()
+    finally:
+        code, _, _ = stop_server(server)
+    check(code == 130, "SIGTERM: exit 130")
 
 if failures:
     print(f"{len(failures)} check(s) failed", file=sys.stderr)
