@@ -31,7 +31,8 @@ struct StationAccess: Sendable {
                 return StationFailure(
                     status: .forbidden, message: "cross-site request refused", exitStatus: .usage)
             }
-            if let origin = request.headers[.origin], origin != "http://\(host)" {
+            // The page's own origin: http, or https behind a TLS-terminating proxy that keeps the Host.
+            if let origin = request.headers[.origin], origin != "http://\(host)", origin != "https://\(host)" {
                 return StationFailure(
                     status: .forbidden, message: "origin '\(origin)' is not this station: request refused",
                     exitStatus: .usage)
