@@ -22,13 +22,16 @@ struct ServeCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The address and port to listen on (port 0 picks a free one).")
+    @Option(
+        help: ArgumentHelp("The address and port to listen on (port 0 picks a free one).", valueName: "address:port"))
     var listen = "127.0.0.1:8080"
 
-    @Option(help: "A file holding the token every request must carry (required off loopback).")
+    @Option(
+        help: ArgumentHelp(
+            "A file holding the token every request must carry (required off loopback).", valueName: "file"))
     var tokenFile: String?
 
-    @Option(help: "The largest firmware file accepted, in bytes.")
+    @Option(help: ArgumentHelp("The largest firmware file accepted, in bytes.", valueName: "bytes"))
     var maxUpload = 32 << 20
 
     @Option(
