@@ -56,7 +56,7 @@ try:
          "--exclude-checks", "positive_data_acceptance",
          "--max-examples", os.environ.get("STATION_SCHEMATHESIS_EXAMPLES", "40"), "--workers", "1",
          "--no-color"],
-        capture_output=True, text=True, timeout=900)
+        capture_output=True, text=True, timeout=900, cwd=tempfile.gettempdir())  # its .schemathesis cache there
     print(run.stdout[-4000:])
     if run.returncode != 0:
         print(run.stderr[-4000:], file=sys.stderr)
