@@ -12,7 +12,7 @@ import tempfile
 import urllib.error
 import urllib.request
 
-nrfloader, schemathesis = sys.argv[1], sys.argv[2]
+nrfloader, schemathesis = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 failures = []
 
 
