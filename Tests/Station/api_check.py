@@ -49,14 +49,15 @@ def status_of(url, method="GET", headers=None, body=None):
 server, listening = serve("--listen", "127.0.0.1:0")
 try:
     base = listening["url"]
-    run = subprocess.run(
-        # positive_data_acceptance expects every schema-valid body to be taken, but a schema cannot say what a
-        # valid firmware file is: random bytes are rightly refused (422, or 400 for a missing --sd-req).
-        [schemathesis, "run", base + "api/openapi.json", "--url", base.rstrip("/"), "--checks", "all",
-         "--exclude-checks", "positive_data_acceptance",
-         "--max-examples", os.environ.get("STATION_SCHEMATHESIS_EXAMPLES", "40"), "--workers", "1",
-         "--no-color"],
-        capture_output=True, text=True, timeout=900, cwd=tempfile.gettempdir())  # its .schemathesis cache there
+    with tempfile.TemporaryDirectory() as scratch:
+        run = subprocess.run(
+            # positive_data_acceptance expects every schema-valid body to be taken, but a schema cannot say what a
+            # valid firmware file is: random bytes are rightly refused (422, or 400 for a missing --sd-req).
+            [schemathesis, "run", base + "api/openapi.json", "--url", base.rstrip("/"), "--checks", "all",
+             "--exclude-checks", "positive_data_acceptance",
+             "--max-examples", os.environ.get("STATION_SCHEMATHESIS_EXAMPLES", "40"), "--workers", "1",
+             "--no-color"],
+            capture_output=True, text=True, timeout=900, cwd=scratch)  # its .schemathesis cache there
     print(run.stdout[-4000:])
     if run.returncode != 0:
         print(run.stderr[-4000:], file=sys.stderr)
