@@ -15,7 +15,7 @@ swift format lint --strict --configuration .swift-format --recursive --parallel 
     Examples/Package.swift Examples/Sources
 # The library's public modules: every public declaration documented (issue 21).
 swift format lint --strict --configuration .swift-format-library --recursive --parallel Sources/NRFLoaderKit \
-    Sources/NRFLoaderSimulator Sources/NRFLoaderSerial Sources/NRFLoaderBlueZ
+    Sources/NRFLoaderSimulator Sources/NRFLoaderSerial Sources/NRFLoaderBlueZ Sources/NRFLoaderStation
 
 stage "module rules"
 bash scripts/check-imports.sh
