@@ -25,7 +25,13 @@ final class JobBoard: Sendable {
         var isAccepting = true
     }
 
+    /// How many ended jobs are kept, with their lines: the oldest goes when another ends.
+    private let keptEndedJobs: Int
     private let board = Mutex(Board())
+
+    init(keptEndedJobs: Int) {
+        self.keptEndedJobs = keptEndedJobs
+    }
     private let clock = ContinuousClock()
 
     /// Every job, newest first.
@@ -119,6 +125,8 @@ final class JobBoard: Sendable {
             board.jobs[id] = job
             board.busy[job.deviceID] = nil
             board.tasks[id] = nil
+            let ended = board.jobs.values.filter(\.isEnded).map(\.id).sorted()
+            for old in ended.dropLast(keptEndedJobs) { board.jobs[old] = nil }
             for continuation in board.subscribers.removeValue(forKey: id)?.values ?? [:].values {
                 continuation.finish()
             }

@@ -26,7 +26,7 @@ public final class Station: Sendable {
 
     private let devices: DeviceDirectory
     private let firmware: FirmwareLibrary
-    private let jobs = JobBoard()
+    private let jobs: JobBoard
     private let server = Mutex<Task<Void, any Error>?>(nil)
     private let stopRequested = Mutex(false)
 
@@ -37,6 +37,7 @@ public final class Station: Sendable {
     public init(configuration: StationConfiguration) throws(UpdateError) {
         try configuration.validate()
         self.configuration = configuration
+        jobs = JobBoard(keptEndedJobs: configuration.keptEndedJobs)
         devices = try DeviceDirectory(configuration: configuration)
         firmware = try FirmwareLibrary(options: configuration.firmwareOptions)
     }

@@ -16,6 +16,8 @@ public struct StationConfiguration: Sendable {
     public var firmwareOptions = FirmwareOptions()
     /// How jobs run (retries, timeouts, PRN, SMP mode), as `upload`'s options set them.
     public var updateOptions = UpdateOptions()
+    /// How many ended jobs the history keeps, with their event lines (default 1000); running jobs are always kept.
+    public var keptEndedJobs = 1000
     /// The simulated devices offered, by `upload --target` name (`sim`, `sim:buttonless`, `sim:legacy`,
     /// `sim:legacy-v1`, `sim:smp`), one device each; a name given twice is two devices.
     public var simulatedDevices: [SimulatedDeviceKind] = [.secure, .buttonless, .legacy, .smp]
@@ -55,6 +57,9 @@ public struct StationConfiguration: Sendable {
             throw UpdateError(
                 "\(host) is not a loopback address: flashing is privileged, so serving it needs --token-file FILE",
                 exitStatus: .usage)
+        }
+        if keptEndedJobs < 1 {
+            throw UpdateError("the history must keep at least 1 ended job", exitStatus: .usage)
         }
         if maximumUploadBytes <= 0 {
             throw UpdateError("the upload limit must be at least 1 byte", exitStatus: .usage)

@@ -179,6 +179,22 @@ struct StationTests {
         #expect(try await running.waitForJob(1).contains("\"state\":\"confirmed\""))
     }
 
+    @Test func keepsTheLastEndedJobs() async throws {
+        let running = try await RunningStation.start { $0.keptEndedJobs = 2 }
+        defer { Task { try await running.stop() } }
+        for id in 1...3 {
+            let started = try running.client.post(
+                "/api/jobs", json: #"{"firmware":"blinky-pca10040","devices":["sim-1"]}"#)
+            #expect(started.status == 202)
+            _ = try await running.waitForJob(id)
+        }
+        #expect(try running.client.get("/api/jobs/1").status == 404)
+        #expect(try running.client.get("/api/jobs/2").status == 200)
+        let history = try running.client.get("/api/jobs").text
+        #expect(history.hasPrefix("{\"jobs\":[{\"device\":\"sim-1\""))
+        #expect(history.contains("\"id\":3,") && history.contains("\"id\":2,") && !history.contains("\"id\":1,"))
+    }
+
     @Test func limitsUploads() async throws {
         let running = try await RunningStation.start { $0.maximumUploadBytes = 100 }
         defer { Task { try await running.stop() } }
