@@ -29,12 +29,19 @@ let package = Package(
         .library(
             name: "NRFLoaderBlueZ",
             targets: ["NRFLoaderBlueZ", "BlueZ", "BlueZTransport", "DBus", "SMPBlueZ", "SimulatedPeripheral"]),
+        // The flashing station: `nrfloader serve`'s HTTP server, its API and its page, over the four products above.
+        .library(name: "NRFLoaderStation", targets: ["NRFLoaderStation", "StationAssets"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
         // `swift package generate-documentation` for the library's DocC catalogs (issue 21).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", exact: "1.5.0"),
+        // The station's HTTP server (NRFLoaderStation only).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+        // Hummingbird's own dependencies, named for the station's logger and listening socket.
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
     ],
     targets: [
         .executableTarget(
@@ -47,9 +54,22 @@ let package = Package(
                 "NRFLoaderSimulator",
                 "NRFLoaderSerial",
                 "NRFLoaderBlueZ",
+                "NRFLoaderStation",
             ],
             swiftSettings: strictSwift6
         ),
+        .target(
+            name: "NRFLoaderStation",
+            dependencies: [
+                "NRFLoaderKit", "NRFLoaderSimulator", "NRFLoaderSerial", "NRFLoaderBlueZ", "StationAssets",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            exclude: ["Assets"],
+            swiftSettings: strictSwift6
+        ),
+        // The page, its script and style, and the OpenAPI document, compiled into the executable with #embed.
+        .target(name: "StationAssets", path: "Sources/NRFLoaderStation/Assets"),
         .target(
             name: "NRFLoaderKit",
             dependencies: [
@@ -306,6 +326,13 @@ let package = Package(
             swiftSettings: strictSwift6),
         .testTarget(
             name: "NRFLoaderBlueZTests", dependencies: ["NRFLoaderKit", "NRFLoaderBlueZ", "NRFLoaderSimulator"],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "NRFLoaderStationTests",
+            dependencies: [
+                "NRFLoaderStation", "NRFLoaderKit", "NRFLoaderSimulator",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
             swiftSettings: strictSwift6),
         .testTarget(
             // The one target that launches the built nrfloader (TestPaths.nrfloader); BlueZ/ runs it on the bluezoo rig.

@@ -16,7 +16,7 @@ struct NRFLoader: AsyncParsableCommand {
         subcommands: [
             ListCommand.self, InfoCommand.self, ConvertCommand.self, ScanCommand.self, UploadCommand.self,
             SimulateCommand.self, SimulateSerialCommand.self, PackageCommand.self, KeysCommand.self,
-            SettingsCommand.self,
+            SettingsCommand.self, ServeCommand.self,
             // The mcumgr-style SMP verbs (issue 20).
             ImageCommand.self, ResetCommand.self, EchoCommand.self,
         ]
