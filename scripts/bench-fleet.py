@@ -12,8 +12,8 @@ BENCH_FLEET_QUIRKS (comma-separated) starts the rig with those bluetoothd 5.66 q
 `unsignalled-services-resolved`, with which a device's services are seen resolved only at the next property re-read
 (about 1 s after `Connect` answers), as on real bluetoothd, where resolution follows the link.
 
-BENCH_FLEET_CPU=1 also prints, for each rig run, the CPU seconds it cost: the nrfloader processes (the central and the
-simulated devices) and the rig (bluezoo and dbus-daemon), against the run's wall-clock time; on a machine of N cores a
+BENCH_FLEET_CPU=1 also prints, for each rig run, the CPU seconds spent while the upload ran: the central (`nrfloader
+upload`), the simulated devices (`nrfloader simulate`) and the rig (bluezoo and dbus-daemon), against its wall time; on a machine of N cores a
 run whose CPU seconds exceed N × its wall time is bound by the processor, not by the protocol.
 
 Each count is measured ROUNDS times, the counts taking turns within a round, and the median is printed. COUNTS (comma-separated, default 1,2,4,8) picks the
@@ -170,8 +170,6 @@ def bench_rig(nrfloader, rounds):
 
             def measure(count):
                 simulators = []
-                rig_before = process_cpu(zoo.pid) + process_cpu(daemon.pid)
-                ours_before = children_cpu()
                 try:
                     for index in range(count):
                         simulate = subprocess.Popen(
@@ -183,15 +181,21 @@ def bench_rig(nrfloader, rounds):
                     argv = [nrfloader, "upload", "--adapter", "hci0", "--parallel", "8", "-q", PACKAGE]
                     for index in range(count):
                         argv += ["--target", peripheral_address(index)]
+                    rig_before = process_cpu(zoo.pid) + process_cpu(daemon.pid)
+                    devices_before = sum(process_cpu(simulate.pid) for simulate in simulators)
+                    central_before = children_cpu()
                     elapsed = timed_upload(argv, env)
+                    central = children_cpu() - central_before
+                    devices = sum(process_cpu(simulate.pid) for simulate in simulators) - devices_before
+                    rig = process_cpu(zoo.pid) + process_cpu(daemon.pid) - rig_before
                 finally:
                     for simulate in simulators:
                         stop(simulate)
                 if os.environ.get("BENCH_FLEET_CPU"):
-                    rig = process_cpu(zoo.pid) + process_cpu(daemon.pid) - rig_before
-                    ours = children_cpu() - ours_before
-                    print(f"  rig {count}: {elapsed:.2f} s wall; CPU: nrfloader {ours:.2f} s, bluezoo and dbus-daemon "
-                          f"{rig:.2f} s ({(ours + rig) / elapsed:.2f} cores busy)", file=sys.stderr, flush=True)
+                    total = central + devices + rig
+                    print(f"  rig {count}: {elapsed:.2f} s wall; CPU during the upload: central {central:.2f} s, "
+                          f"simulated devices {devices:.2f} s, bluezoo and dbus-daemon {rig:.2f} s "
+                          f"({total / elapsed:.2f} cores busy)", file=sys.stderr, flush=True)
                 return elapsed
 
             medians = interleaved(measure, rounds, "rig")
