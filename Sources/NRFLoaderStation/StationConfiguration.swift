@@ -55,7 +55,8 @@ public struct StationConfiguration: Sendable {
         }
         if !isLoopback && token == nil {
             throw UpdateError(
-                "\(host) is not a loopback address: flashing is privileged, so serving it needs --token-file FILE",
+                "\(host) is not a loopback address: flashing is privileged, so serving it needs a token "
+                    + "(StationConfiguration.token)",
                 exitStatus: .usage)
         }
         if keptEndedJobs < 1 {

@@ -73,6 +73,12 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration = StationConfiguration()
         (configuration.host, configuration.port) = try listenAddress()
         configuration.token = try tokenFile.map(Self.readToken)
+        if !configuration.isLoopback && configuration.token == nil {
+            // The library's own refusal names its setting; the command line names its option.
+            throw UpdateError(
+                "\(configuration.host) is not a loopback address: flashing is privileged, so serving it needs "
+                    + "--token-file FILE", exitStatus: .usage)
+        }
         configuration.maximumUploadBytes = maxUpload
         // Init packet fields for sent .hex and .bin files, as `upload` takes them; and the catalog.
         var firmwareOptions = initPacketOptions.firmwareOptions
