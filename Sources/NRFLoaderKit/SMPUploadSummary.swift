@@ -103,8 +103,9 @@ package enum SMPUploadSummary {
                 "requests_in_flight": .int(result.requestsInFlight), "reconnects": .int(result.reconnects),
             ]),
         ]
-        if result.viaSerialRecovery, case .object(var smp)? = members["smp"] {
-            smp["serial_recovery"] = .bool(true)
+        if case .object(var smp)? = members["smp"] {
+            if result.viaSerialRecovery { smp["serial_recovery"] = .bool(true) }
+            if let mode = result.bootloaderMode { smp["bootloader_mode"] = .string(mode.description) }
             members["smp"] = .object(smp)
         }
         return members

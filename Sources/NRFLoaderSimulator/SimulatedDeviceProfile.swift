@@ -47,6 +47,9 @@ public struct SimulatedDeviceProfile: Sendable {
     /// primary slot, state writes, erase, echo and parameters answer rc 8, requests longer than 1024 bytes are
     /// dropped, and a reset boots the primary slot's image, which then answers as the application.
     public var smpSerialRecovery = false
+    /// SMP: MCUboot's mode (`enum mcuboot_mode`) the device reports to `os bootloader info` and boots by: 2
+    /// overwrite-only, 4 direct-XIP, 6 RAM-load, 1 or 3 swap; `nil` answers the query rc 8, as Zephyr does by default.
+    public var smpBootloaderMode: Int?
 
     /// A well-behaved device of `kind` with its defaults.
     ///
@@ -132,6 +135,7 @@ public struct SimulatedDeviceProfile: Sendable {
         configuration.imageCount = smpImageCount
         configuration.misbehaviour = smpMisbehaviour?.engine
         configuration.startsInSerialRecovery = smpSerialRecovery
+        configuration.bootloaderMode = smpBootloaderMode
         if let smpParameters {
             configuration.answersParameters = true
             configuration.parameters = MCUmgrParameters(

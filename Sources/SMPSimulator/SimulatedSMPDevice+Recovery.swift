@@ -1,3 +1,4 @@
+import MCUbootImage
 import SMP
 
 /// MCUboot's serial recovery (`boot_serial.c`, its defaults): the bootloader itself answers SMP, with a few commands.
@@ -87,5 +88,42 @@ extension SimulatedSMPDevice {
         }
         isInSerialRecovery = false
         log.append("boot \(bootCount): serial recovery left; running \(running.header.version)")
+    }
+}
+
+/// The bootloader modes other than swap: what `os bootloader info` reports, and how direct-XIP and RAM-load boot.
+extension SimulatedSMPDevice {
+    /// Direct-XIP (4) and RAM-load (6): the newest valid slot runs, with no marks and no revert.
+    var bootsNewestSlot: Bool { configuration.bootloaderMode == 4 || configuration.bootloaderMode == 6 }
+
+    /// The slot an upload of `image` goes to: the secondary, or in direct-XIP and RAM-load the slot not running.
+    func uploadSlot(_ image: Int) -> Int {
+        bootsNewestSlot ? 2 * image + (1 - runningSlots[image]) : 2 * image + 1
+    }
+
+    /// `os_mgmt_bootloader_info`: `{}` names the bootloader, `{"query": "mode"}` gives its mode.
+    func bootloaderInfo(_ body: CBORValue) -> CBORValue {
+        guard case .text("mode")? = body["query"] else { return .map([CBORMapEntry("bootloader", .text("MCUboot"))]) }
+        return .map([CBORMapEntry("mode", .int(configuration.bootloaderMode ?? -1))])
+    }
+
+    /// Direct-XIP and RAM-load boot: each image runs its valid slot of the highest version.
+    mutating func bootNewestSlots() {
+        for image in 0..<configuration.imageCount {
+            let valid = (0...1).compactMap { slot -> (slot: Int, version: MCUbootVersion)? in
+                guard let contents = Self.slotImage(slots[2 * image + slot]), (try? contents.verifiedHash()) != nil
+                else { return nil }
+                return (slot, contents.header.version)
+            }
+            guard let newest = valid.max(by: { Self.isOlder($0.version, than: $1.version) }) else { continue }
+            if newest.slot != runningSlots[image] { swapCount += 1 }
+            runningSlots[image] = newest.slot
+            log.append(
+                "boot \(bootCount): running slot \(2 * image + newest.slot) (\(newest.version))\(imageLabel(image))")
+        }
+    }
+
+    private static func isOlder(_ lhs: MCUbootVersion, than rhs: MCUbootVersion) -> Bool {
+        (lhs.major, lhs.minor, lhs.revision) < (rhs.major, rhs.minor, rhs.revision)
     }
 }

@@ -55,6 +55,13 @@ package struct SimulatedSMPDevice: Sendable {
         package var skipsNetworkCoreMarkedAfterApplication = true
         /// Whether the device starts in MCUboot's serial recovery (`boot_serial.c`) rather than in its application.
         package var startsInSerialRecovery = false
+        /// MCUboot's mode (`enum mcuboot_mode`) that `os bootloader info` reports, and that the device's boot follows.
+        ///
+        /// 2 overwrite-only (a marked image is copied over the primary slot, no revert), 4 direct-XIP and 6 RAM-load
+        /// (uploads go to the slot not running, and the boot runs the valid slot of the highest version; no marks,
+        /// no revert); any other value boots as the swap modes do. `nil`: the application was built without
+        /// `CONFIG_MCUMGR_GRP_OS_BOOTLOADER_INFO` (Zephyr's default), and the query answers rc 8.
+        package var bootloaderMode: Int?
 
         /// Zephyr's `CONFIG_MCUMGR_GRP_IMG_ALLOW_CONFIRM_NON_ACTIVE_IMAGE_SECONDARY` and `_ANY`
         /// (`img_mgmt_set_next_boot_slot`): whether a confirm for image 1 or above is refused with
@@ -89,7 +96,7 @@ package struct SimulatedSMPDevice: Sendable {
     package internal(set) var bootCount = 1
     /// Boots that swapped a new image into a primary slot (test or permanent; one boot however many images it
     /// swapped), reverts not counted.
-    package private(set) var swapCount = 0
+    package internal(set) var swapCount = 0
     /// What the device did, one line per event, for tests and `--verbose`.
     package internal(set) var log: [String] = []
 
@@ -103,6 +110,8 @@ package struct SimulatedSMPDevice: Sendable {
     package private(set) var isGone = false
     /// Whether MCUboot's serial recovery answers, rather than the application (see `SimulatedSMPDevice+Recovery`).
     package internal(set) var isInSerialRecovery = false
+    /// Direct-XIP and RAM-load: the slot (0 or 1) each image runs from.
+    var runningSlots: [Int] = []
     /// Serial recovery's upload (`bs_upload`'s `curr_off`, `img_size` and `img_num`), lost on reset.
     var recoveryUpload: (image: Int, offset: Int, size: Int)?
 
@@ -141,6 +150,7 @@ package struct SimulatedSMPDevice: Sendable {
         precondition(running.count == configuration.imageCount, "one running image per image number")
         self.configuration = configuration
         isInSerialRecovery = configuration.startsInSerialRecovery
+        runningSlots = [Int](repeating: 0, count: configuration.imageCount)
         var slots: [[UInt8]] = []
         for image in running {
             precondition(image.count <= configuration.slotSize, "a running image is larger than a slot")
@@ -201,6 +211,8 @@ package struct SimulatedSMPDevice: Sendable {
             body = .ok(.map([]))
         case (SMPGroup.os.rawValue, 6, .read) where configuration.answersParameters:
             body = .ok(configuration.parameters.body)
+        case (SMPGroup.os.rawValue, 8, .read) where configuration.bootloaderMode != nil:
+            body = .ok(bootloaderInfo(frame.body))
         case (SMPGroup.image.rawValue, let id, _)
         where (id == 0 || id == 1) && forcedAnswers.contains(where: { $0.id == id }):
             let index = forcedAnswers.firstIndex { $0.id == id } ?? 0
@@ -344,9 +356,11 @@ package struct SimulatedSMPDevice: Sendable {
                 upload = nil
                 return .imageError(ImageManagementError.imageTooLarge.rawValue)
             }
-            slots[2 * image + 1] = [UInt8](repeating: 0xFF, count: configuration.slotSize)
+            slots[uploadSlot(image)] = [UInt8](repeating: 0xFF, count: configuration.slotSize)
             upload = UploadState(image: image, offset: 0, size: size, sha: sha)
-            log.append("upload started: \(size) bytes\(imageLabel(image)), secondary slot erased")
+            log.append(
+                "upload started: \(size) bytes\(imageLabel(image)), "
+                    + (bootsNewestSlot ? "slot \(uploadSlot(image)) erased" : "secondary slot erased"))
         } else {
             if let current = upload, offset == current.offset {
                 switch configuration.misbehaviour {
@@ -372,7 +386,7 @@ package struct SimulatedSMPDevice: Sendable {
             }
         }
         guard var current = upload else { preconditionFailure("upload state vanished") }
-        let slot = 2 * current.image + 1
+        let slot = uploadSlot(current.image)
         slots[slot].replaceSubrange(current.offset..<current.offset + data.count, with: data)
         current.offset += data.count
         var answer = [CBORMapEntry("off", .int(current.offset))]
@@ -391,7 +405,7 @@ package struct SimulatedSMPDevice: Sendable {
     }
 
     /// " (image N)" on a device with several images; nothing on a single-image one, whose log stays as it was.
-    private func imageLabel(_ image: Int) -> String {
+    func imageLabel(_ image: Int) -> String {
         configuration.imageCount > 1 ? " (image \(image))" : ""
     }
 
@@ -459,12 +473,20 @@ package struct SimulatedSMPDevice: Sendable {
             let type = swapType(image: image)
             for slot in 0...1 {
                 guard let contents = Self.slotImage(slots[2 * image + slot]) else { continue }
-                let state = ImageSlotState(
+                var state = ImageSlotState(
                     image: image, slot: slot, version: contents.header.version.smpDescription,
                     hash: contents.storedHash ?? [], isBootable: contents.header.flags & 0x10 == 0,
                     isPending: slot == 1 && (type == .test || type == .permanent),
                     isConfirmed: slot == 0 ? type != .revert : type == .revert, isActive: slot == 0,
                     isPermanent: slot == 1 && type == .permanent)
+                if bootsNewestSlot {
+                    // No marks: the running slot is the confirmed, active one.
+                    let isRunning = slot == runningSlots[image]
+                    state.isActive = isRunning
+                    state.isConfirmed = isRunning
+                    state.isPending = false
+                    state.isPermanent = false
+                }
                 guard configuration.imageCount > 1, case .map(let fields) = state.body else {
                     entries.append(state.body)
                     continue
@@ -559,6 +581,10 @@ package struct SimulatedSMPDevice: Sendable {
         defer { if swapped { swapCount += 1 } }
         let order = marked
         marked = []
+        if bootsNewestSlot {
+            bootNewestSlots()
+            return
+        }
         for image in 0..<configuration.imageCount {
             let label = imageLabel(image)
             if image == 1, configuration.skipsNetworkCoreMarkedAfterApplication,
@@ -579,6 +605,16 @@ package struct SimulatedSMPDevice: Sendable {
                 guard let contents = Self.slotImage(slots[2 * image + 1]), (try? contents.verifiedHash()) != nil else {
                     slots[2 * image + 1] = [UInt8](repeating: 0xFF, count: configuration.slotSize)
                     log.append("boot \(bootCount): secondary image invalid, erased\(label)")
+                    continue
+                }
+                if configuration.bootloaderMode == 2 {
+                    // Overwrite-only: the image is copied over the primary slot for good; there is nothing to revert.
+                    slots[2 * image] = slots[2 * image + 1]
+                    slots[2 * image + 1] = [UInt8](repeating: 0xFF, count: configuration.slotSize)
+                    Trailer.write(&slots[2 * image], imageOK: true, copyDone: true)
+                    swapped = true
+                    log.append(
+                        "boot \(bootCount): overwritten with \(contents.header.version) (overwrite-only)\(label)")
                     continue
                 }
                 swap(image: image)

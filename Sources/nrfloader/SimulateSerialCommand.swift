@@ -70,6 +70,13 @@ struct SimulateSerialCommand: AsyncParsableCommand {
                 + "most 1024 bytes; a reset boots the new image."))
     var smpRecovery = false
 
+    @Option(
+        help: ArgumentHelp(
+            "smp: the MCUboot mode the device reports to bootloader info and boots by: swap-using-scratch, "
+                + "overwrite-only, swap-using-move, direct-xip, ram-load (default: it does not answer, as Zephyr).",
+            valueName: "mode"))
+    var smpBootloaderMode: BootloaderModeArgument?
+
     @Option(help: "The Get MTU answer (the SLIP buffer size): 131 as the SDK's UART transport, at most 491.")
     var mtu: Int = 131
 
@@ -136,6 +143,8 @@ struct SimulateSerialCommand: AsyncParsableCommand {
             throw ValidationError("--smp-misbehave needs --protocol smp")
         } else if smpRecovery {
             throw ValidationError("--smp-recovery needs --protocol smp")
+        } else if smpBootloaderMode != nil {
+            throw ValidationError("--smp-bootloader-mode needs --protocol smp")
         }
         _ = try lineFaults()
     }
@@ -175,6 +184,7 @@ struct SimulateSerialCommand: AsyncParsableCommand {
         device.smpImageCount = smpImages
         device.smpMisbehaviour = smpMisbehave?.misbehaviour
         device.smpSerialRecovery = smpRecovery
+        device.smpBootloaderMode = smpBootloaderMode?.rawValue
         var simulator = SerialDeviceSimulator(serving: device, at: port)
         simulator.mtu = mtu
         simulator.paceBaudRate = paceBaud
@@ -241,4 +251,31 @@ enum ReenumerationArgument: String, ExpressibleByArgument, CaseIterable {
     case next
 
     var naming: SerialDeviceSimulator.Reenumeration.Naming { self == .same ? .same : .next }
+}
+
+/// `--smp-bootloader-mode`: MCUboot's modes by name, as `enum mcuboot_mode` numbers them.
+enum BootloaderModeArgument: Int, ExpressibleByArgument, CaseIterable {
+    case swapUsingScratch = 1
+    case overwriteOnly = 2
+    case swapUsingMove = 3
+    case directXIP = 4
+    case ramLoad = 6
+
+    init?(argument: String) {
+        guard let mode = Self.allCases.first(where: { $0.name == argument }) else { return nil }
+        self = mode
+    }
+
+    var name: String {
+        switch self {
+        case .swapUsingScratch: "swap-using-scratch"
+        case .overwriteOnly: "overwrite-only"
+        case .swapUsingMove: "swap-using-move"
+        case .directXIP: "direct-xip"
+        case .ramLoad: "ram-load"
+        }
+    }
+
+    var defaultValueDescription: String { name }
+    static var allValueStrings: [String] { allCases.map(\.name) }
 }

@@ -85,4 +85,24 @@ private let mcuboot = TestPaths.repositoryRoot.appendingPathComponent("Tests/Dat
                 + "uploaded\n")
         #expect(try bytes(images.file("slot0.bin")).prefix(9656) == ArraySlice(try bytes(input)))
     }
+
+    @Test("--smp-bootloader-mode direct-xip: bootloader info tells the mode; upload, reset, and the newer slot runs")
+    func directXIPMode() throws {
+        let simulator = try SerialSimulator(["--protocol", "smp", "--smp-bootloader-mode", "direct-xip"])
+        defer { simulator.directory.remove() }
+        let result = nrfloader(["upload", "--port", simulator.port, "--json", "\(mcuboot)/ed25519.bin"])
+        _ = simulator.stop()
+        #expect(result.status == 0, "\(result.stderrText)")
+        let lines = try jsonLines(result.stdoutText)
+        let logs = lines.compactMap { $0["message"] as? String }
+        #expect(
+            logs.contains(
+                "bootloader: MCUboot direct-xip, which boots the newest valid slot: upload, reset, no test or confirm"))
+        #expect(!logs.contains { $0.hasPrefix("device accepted") }, "no state write: \(logs)")
+        let final = try #require(lines.last)
+        #expect(final["state"] as? String == "confirmed")
+        let image = try #require(final["image"] as? [String: Any])
+        #expect(image["slot"] as? Int == 1 && image["active"] as? Bool == true)
+        #expect((final["smp"] as? [String: Any])?["bootloader_mode"] as? String == "direct-xip")
+    }
 }

@@ -228,6 +228,10 @@ import Testing
             running(0), ImageSlotState(image: 0, slot: 1, version: "2.1.0.7", hash: images[0].hash), running(1),
         ])
         actions = machine.receive(answer(frames(actions)[0], held.body), at: .zero)
+        // The bootloader's mode, asked once: rc 8, as Zephyr answers without CONFIG_MCUMGR_GRP_OS_BOOTLOADER_INFO.
+        let question = try #require(frames(actions).first)
+        #expect(question.header.group == 0 && question.header.command == 8 && question.body["query"] == .text("mode"))
+        actions = machine.receive(answer(question, .map([CBORMapEntry("rc", .int(8))])), at: .zero)
         let first = try #require(frames(actions).first)
         #expect(first.header.group == 1 && first.header.command == 1)
         #expect(first.body["image"] == .int(1))

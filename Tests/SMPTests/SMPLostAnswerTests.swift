@@ -26,7 +26,8 @@ import Testing
         actions = machine.receive(
             SMPUploaderTests.answer(to: parameters, .map([CBORMapEntry("rc", .int(8))])), at: .zero)
         let stateRead = SMPUploaderTests.sentFrames(actions)[0]
-        actions = machine.receive(SMPUploaderTests.answer(to: stateRead, ImageStateResponse(slots: []).body), at: .zero)
+        actions = SMPUploaderTests.receive(
+            &machine, SMPUploaderTests.answer(to: stateRead, ImageStateResponse(slots: []).body), at: .zero)
         return (machine, actions)
     }
 
@@ -157,8 +158,8 @@ import Testing
         ])
         var now = Duration.zero
         for round in 0...3 {
-            actions = machine.receive(
-                SMPUploaderTests.answer(to: SMPUploaderTests.sentFrames(actions)[0], uploaded.body), at: now)
+            actions = SMPUploaderTests.receive(
+                &machine, SMPUploaderTests.answer(to: SMPUploaderTests.sentFrames(actions)[0], uploaded.body), at: now)
             let write = SMPUploaderTests.sentFrames(actions)
             #expect(write.count == 1 && write[0].header.command == 0 && write[0].header.operation == .write)
             now += .seconds(20)

@@ -20,11 +20,30 @@ import Testing
             image: image, imageHash: hash, fileSHA256: SHA256.hash(image), configuration: configuration)
         _ = machine.start(at: .zero)
         var actions = machine.connected(mtu: 247, at: .zero)
-        actions = machine.receive(answer(to: sentFrames(actions)[0], .map([CBORMapEntry("rc", .int(8))])), at: .zero)
+        actions = Self.receive(
+            &machine, answer(to: sentFrames(actions)[0], .map([CBORMapEntry("rc", .int(8))])), at: .zero)
         let stateRead = sentFrames(actions)[0]
         #expect(stateRead.header.group == 1 && stateRead.header.command == 0 && stateRead.header.operation == .read)
-        actions = machine.receive(answer(to: stateRead, ImageStateResponse(slots: []).body), at: .zero)
+        actions = Self.receive(&machine, answer(to: stateRead, ImageStateResponse(slots: []).body), at: .zero)
         return (machine, actions)
+    }
+
+    /// Feeds `bytes` to the machine.
+    ///
+    /// The bootloader-mode question it asks once, after the first image state, is answered rc 8 at once, as Zephyr without `CONFIG_MCUMGR_GRP_OS_BOOTLOADER_INFO` answers it: the actions
+    /// returned are the ones before the question and those after its answer.
+    static func receive(_ machine: inout SMPUploader, _ bytes: [UInt8], at now: Duration) -> [SMPAction] {
+        let actions = machine.receive(bytes, at: now)
+        guard
+            let question = sentFrames(actions).first(where: { $0.header.group == 0 && $0.header.command == 8 })
+        else { return actions }
+        let before = actions.filter { action in
+            switch action {
+            case .send, .startTimer, .progress: false
+            default: true
+            }
+        }
+        return before + machine.receive(answer(to: question, .map([CBORMapEntry("rc", .int(8))])), at: now)
     }
 
     static func sentFrames(_ actions: [SMPAction]) -> [SMPFrame] {
@@ -54,7 +73,8 @@ import Testing
         guard case .bytes(let data)? = first[0].body["data"] else { throw CancellationError() }
         // Zephyr's 384-byte buffer at MTU 247: two writes (244 + 140 bytes), the buffer filled.
         #expect(first[0].encoded().count == 384)
-        actions = machine.receive(Self.answer(to: first[0], .map([CBORMapEntry("off", .int(data.count))])), at: .zero)
+        actions = Self.receive(
+            &machine, Self.answer(to: first[0], .map([CBORMapEntry("off", .int(data.count))])), at: .zero)
         let next = Self.sentFrames(actions)
         #expect(next.count == 3)
         #expect(
@@ -73,7 +93,7 @@ import Testing
         var (machine, actions) = Self.uploading()
         let first = Self.sentFrames(actions)[0]
         // The device already holds 2000 bytes of this image (same sha).
-        actions = machine.receive(Self.answer(to: first, .map([CBORMapEntry("off", .int(2000))])), at: .zero)
+        actions = Self.receive(&machine, Self.answer(to: first, .map([CBORMapEntry("off", .int(2000))])), at: .zero)
         let next = Self.sentFrames(actions)
         #expect(next.first.flatMap(Self.offset) == 2000)
         #expect(next.compactMap(Self.offset).allSatisfy { $0 >= 2000 })
@@ -84,14 +104,17 @@ import Testing
         var (machine, actions) = Self.uploading()
         let first = Self.sentFrames(actions)[0]
         guard case .bytes(let data)? = first.body["data"] else { throw CancellationError() }
-        actions = machine.receive(Self.answer(to: first, .map([CBORMapEntry("off", .int(data.count))])), at: .zero)
+        actions = Self.receive(
+            &machine, Self.answer(to: first, .map([CBORMapEntry("off", .int(data.count))])), at: .zero)
         let window = Self.sentFrames(actions)
         #expect(window.count == 3)
         // The second chunk of the window was lost: the device answers the first normally…
         let expected = try #require(Self.offset(window[1]))
-        actions = machine.receive(Self.answer(to: window[0], .map([CBORMapEntry("off", .int(expected))])), at: .zero)
+        actions = Self.receive(
+            &machine, Self.answer(to: window[0], .map([CBORMapEntry("off", .int(expected))])), at: .zero)
         // …and the third with the offset it still expects.
-        actions = machine.receive(Self.answer(to: window[2], .map([CBORMapEntry("off", .int(expected))])), at: .zero)
+        actions = Self.receive(
+            &machine, Self.answer(to: window[2], .map([CBORMapEntry("off", .int(expected))])), at: .zero)
         let resent = Self.sentFrames(actions)
         #expect(resent.first.flatMap(Self.offset) == expected)
         #expect(
@@ -106,13 +129,14 @@ import Testing
         var (machine, actions) = Self.uploading()
         let first = Self.sentFrames(actions)[0]
         guard case .bytes(let data)? = first.body["data"] else { throw CancellationError() }
-        _ = machine.receive(Self.answer(to: first, .map([CBORMapEntry("off", .int(data.count))])), at: .zero)
+        _ = Self.receive(&machine, Self.answer(to: first, .map([CBORMapEntry("off", .int(data.count))])), at: .zero)
         actions = machine.transportDisconnected(at: .seconds(1))
         #expect(actions.contains(.connect))
         actions = machine.connected(mtu: 247, at: .seconds(2))
         let stateRead = Self.sentFrames(actions)[0]
         #expect(stateRead.header.command == 0 && stateRead.header.group == 1)
-        actions = machine.receive(Self.answer(to: stateRead, ImageStateResponse(slots: []).body), at: .seconds(2))
+        actions = Self.receive(
+            &machine, Self.answer(to: stateRead, ImageStateResponse(slots: []).body), at: .seconds(2))
         let resumed = Self.sentFrames(actions)
         #expect(resumed.first.flatMap(Self.offset) == data.count)
         #expect(resumed.first?.body["sha"] == nil)
@@ -126,7 +150,8 @@ import Testing
             image: Self.image, imageHash: Self.hash, fileSHA256: SHA256.hash(Self.image), configuration: configuration)
         _ = machine.start(at: .zero)
         var actions = machine.connected(mtu: 247, at: .zero)
-        actions = machine.receive(
+        actions = Self.receive(
+            &machine,
             Self.answer(to: Self.sentFrames(actions)[0], MCUmgrParameters(bufferSize: 384, bufferCount: 4).body),
             at: .zero)
         let pending = ImageStateResponse(slots: [
@@ -134,7 +159,7 @@ import Testing
                 slot: 0, version: "0.0.1", hash: [UInt8](repeating: 1, count: 32), isConfirmed: true, isActive: true),
             ImageSlotState(slot: 1, version: "1.2.3", hash: Self.hash, isPending: true, isPermanent: true),
         ])
-        actions = machine.receive(Self.answer(to: Self.sentFrames(actions)[0], pending.body), at: .zero)
+        actions = Self.receive(&machine, Self.answer(to: Self.sentFrames(actions)[0], pending.body), at: .zero)
         let next = Self.sentFrames(actions)
         #expect(next.count == 1)
         #expect(next[0].header.group == 0 && next[0].header.command == 5)
@@ -147,14 +172,16 @@ import Testing
         var (machine, actions) = Self.uploading { $0.maximumResends = resends }
         let first = Self.sentFrames(actions)[0]
         guard case .bytes(let data)? = first.body["data"] else { throw CancellationError() }
-        actions = machine.receive(Self.answer(to: first, .map([CBORMapEntry("off", .int(data.count))])), at: .zero)
+        actions = Self.receive(
+            &machine, Self.answer(to: first, .map([CBORMapEntry("off", .int(data.count))])), at: .zero)
         var requests = 1
         // The device answers every chunk, and always with the same offset: the tool follows it only so far.
         while let request = Self.sentFrames(actions).first {
             requests += 1
             #expect(requests < 10, "the upload goes on without progress")
             if requests >= 10 { break }
-            actions = machine.receive(
+            actions = Self.receive(
+                &machine,
                 Self.answer(to: request, .map([CBORMapEntry("off", .int(data.count))])), at: .zero)
             if case .fail = actions.last { break }
         }
@@ -176,9 +203,10 @@ import Testing
         var (machine, actions) = Self.uploading()
         let first = Self.sentFrames(actions)[0]
         guard case .bytes(let data)? = first.body["data"] else { throw CancellationError() }
-        actions = machine.receive(Self.answer(to: first, .map([CBORMapEntry("off", .int(data.count))])), at: .zero)
+        actions = Self.receive(
+            &machine, Self.answer(to: first, .map([CBORMapEntry("off", .int(data.count))])), at: .zero)
         let window = Self.sentFrames(actions)
-        let back = machine.receive(Self.answer(to: window[0], .map([CBORMapEntry("off", .int(100))])), at: .zero)
+        let back = Self.receive(&machine, Self.answer(to: window[0], .map([CBORMapEntry("off", .int(100))])), at: .zero)
         #expect(
             back.last
                 == .fail(
@@ -192,14 +220,17 @@ import Testing
         var restarts = 0
         while restarts < 6 {
             let chunk = Self.sentFrames(actions)[0]
-            actions = machine.receive(Self.answer(to: chunk, .map([CBORMapEntry("off", .int(data.count))])), at: .zero)
+            actions = Self.receive(
+                &machine, Self.answer(to: chunk, .map([CBORMapEntry("off", .int(data.count))])), at: .zero)
             // The device answers the whole window with offset 0: it lost what it held.
             let window = Self.sentFrames(actions)
-            actions = machine.receive(Self.answer(to: window[0], .map([CBORMapEntry("off", .int(0))])), at: .zero)
+            actions = Self.receive(
+                &machine, Self.answer(to: window[0], .map([CBORMapEntry("off", .int(0))])), at: .zero)
             restarts += 1
             if case .fail = actions.last { break }
             for chunk in window.dropFirst() {
-                actions = machine.receive(Self.answer(to: chunk, .map([CBORMapEntry("off", .int(0))])), at: .zero)
+                actions = Self.receive(
+                    &machine, Self.answer(to: chunk, .map([CBORMapEntry("off", .int(0))])), at: .zero)
             }
             let again = Self.sentFrames(actions)
             #expect(again.count == 1 && Self.offset(again[0]) == 0 && again[0].body["sha"] != nil)
@@ -221,23 +252,24 @@ import Testing
             image: Self.image, imageHash: Self.hash, fileSHA256: SHA256.hash(Self.image), configuration: configuration)
         _ = machine.start(at: .zero)
         var actions = machine.connected(mtu: 247, at: .zero)
-        actions = machine.receive(
+        actions = Self.receive(
+            &machine,
             Self.answer(to: Self.sentFrames(actions)[0], MCUmgrParameters(bufferSize: 384, bufferCount: 4).body),
             at: .zero)
         let running = ImageSlotState(
             slot: 0, version: "0.0.1", hash: [UInt8](repeating: 1, count: 32), isConfirmed: true, isActive: true)
         let uploaded = ImageStateResponse(slots: [running, ImageSlotState(slot: 1, version: "1.2.3", hash: Self.hash)])
-        actions = machine.receive(Self.answer(to: Self.sentFrames(actions)[0], uploaded.body), at: .zero)
+        actions = Self.receive(&machine, Self.answer(to: Self.sentFrames(actions)[0], uploaded.body), at: .zero)
         let write = Self.sentFrames(actions)[0]
         #expect(write.header.group == 1 && write.header.command == 0 && write.header.operation == .write)
         // The answer to the write claims the image is pending; nothing was written.
         var claimed = uploaded
         claimed.slots[1].isPending = true
-        actions = machine.receive(Self.answer(to: write, claimed.body), at: .zero)
+        actions = Self.receive(&machine, Self.answer(to: write, claimed.body), at: .zero)
         let read = Self.sentFrames(actions)[0]
         #expect(read.header.group == 1 && read.header.command == 0 && read.header.operation == .read)
         #expect(actions.contains(.log("device accepted test; reading its state")))
-        actions = machine.receive(Self.answer(to: read, uploaded.body), at: .zero)
+        actions = Self.receive(&machine, Self.answer(to: read, uploaded.body), at: .zero)
         #expect(
             actions.last
                 == .fail(
@@ -253,7 +285,7 @@ import Testing
     func integerOutOfRange(value: CBORValue, text: String) {
         var (machine, actions) = Self.uploading()
         let first = Self.sentFrames(actions)[0]
-        actions = machine.receive(Self.answer(to: first, .map([CBORMapEntry("off", value)])), at: .zero)
+        actions = Self.receive(&machine, Self.answer(to: first, .map([CBORMapEntry("off", value)])), at: .zero)
         #expect(
             actions.last
                 == .fail(
@@ -264,7 +296,7 @@ import Testing
     func malformedAnswer() {
         var (machine, actions) = Self.uploading()
         let first = Self.sentFrames(actions)[0]
-        actions = machine.receive(Self.answer(to: first, .map([CBORMapEntry("off", .text("x"))])), at: .zero)
+        actions = Self.receive(&machine, Self.answer(to: first, .map([CBORMapEntry("off", .text("x"))])), at: .zero)
         #expect(
             actions.last
                 == .fail(.protocolViolation("image upload answer: SMP field 'off' is a text string, not an integer")))

@@ -202,6 +202,8 @@ package struct SMPUploadResult: Sendable, Equatable {
     package var reconnects: Int
     /// Whether the device took the images in MCUboot's serial recovery (straight to the primary slot, no test).
     package var viaSerialRecovery = false
+    /// MCUboot's mode as the device reported it (`os bootloader info`), `nil` when it did not.
+    package var bootloaderMode: MCUbootMode?
 }
 
 /// Why an SMP update failed, saying who failed (style §14).
@@ -239,6 +241,75 @@ package enum SMPUploadError: Error, Sendable, Equatable, CustomStringConvertible
         case .unanswered(let what, let sends, let limit, let remedy):
             "no answer to \(what) after \(sends) sends, \(limit) each: \(remedy)"
         case .cancelled: "cancelled"
+        }
+    }
+}
+
+/// MCUboot's mode as `os bootloader info` reports it (`enum mcuboot_mode`): what an update can do after the upload.
+package enum MCUbootMode: Sendable, Equatable, CustomStringConvertible {
+    /// 0: one slot; updates come through serial recovery or a firmware loader.
+    case singleSlot
+    /// 1, 3, 9: swap using scratch, move or offset: test, revert unless confirmed.
+    case swap(Int)
+    /// 2: the new image is copied over the primary slot; no revert.
+    case overwriteOnly
+    /// 4: the newest valid slot runs in place; no revert.
+    case directXIP
+    /// 5: direct-XIP with revert: test and confirm as with swap.
+    case directXIPWithRevert
+    /// 6, 8: the newest valid slot is loaded into RAM; no revert.
+    case ramLoad(Int)
+    /// Another number (7: firmware loader; -1: unknown).
+    case other(Int)
+
+    /// The mode of `enum mcuboot_mode`'s value.
+    package init(number: Int) {
+        switch number {
+        case 0: self = .singleSlot
+        case 1, 3, 9: self = .swap(number)
+        case 2: self = .overwriteOnly
+        case 4: self = .directXIP
+        case 5: self = .directXIPWithRevert
+        case 6, 8: self = .ramLoad(number)
+        default: self = .other(number)
+        }
+    }
+
+    /// Whether MCUboot tests a new image and reverts it unless it is confirmed (unknown modes: assumed so).
+    package var hasRevert: Bool {
+        switch self {
+        case .swap, .directXIPWithRevert, .other: true
+        case .singleSlot, .overwriteOnly, .directXIP, .ramLoad: false
+        }
+    }
+
+    /// Whether the boot runs the valid slot of the highest version, with no marks.
+    package var bootsNewestSlot: Bool {
+        switch self {
+        case .directXIP, .ramLoad, .singleSlot: true
+        case .swap, .overwriteOnly, .directXIPWithRevert, .other: false
+        }
+    }
+
+    /// What an update does in this mode, for the log.
+    package var updateSteps: String {
+        bootsNewestSlot
+            ? "which boots the newest valid slot: upload, reset, no test or confirm"
+            : "which has no revert: upload, confirm, reset"
+    }
+
+    /// `direct-xip`, `overwrite-only`, …, or `mode N`.
+    package var description: String {
+        switch self {
+        case .singleSlot: "single-slot"
+        case .swap(1): "swap-using-scratch"
+        case .swap(3): "swap-using-move"
+        case .swap(let number): number == 9 ? "swap-using-offset" : "mode \(number)"
+        case .overwriteOnly: "overwrite-only"
+        case .directXIP: "direct-xip"
+        case .directXIPWithRevert: "direct-xip-with-revert"
+        case .ramLoad(let number): number == 8 ? "single-slot-ram-load" : "ram-load"
+        case .other(let number): "mode \(number)"
         }
     }
 }

@@ -61,6 +61,8 @@ package struct SMPUploader: Sendable {
     /// A request other than an upload chunk.
     private enum Request: Sendable, Equatable {
         case parameters
+        /// MCUboot's mode (`os bootloader info`, query `mode`), asked once after the first image state.
+        case bootloaderMode
         case readState
         /// A state write for the image at this index of ``images``.
         case writeState(index: Int, confirm: Bool)
@@ -69,6 +71,7 @@ package struct SMPUploader: Sendable {
         var command: SMPCommand {
             switch self {
             case .parameters: .parameters
+            case .bootloaderMode: .bootloaderInfo
             case .readState: .readImageState
             case .writeState: .writeImageState
             case .reset: .reset
@@ -121,6 +124,11 @@ package struct SMPUploader: Sendable {
         var hasReset = false
         /// Whether the device is MCUboot's serial recovery (`nil` until its first image state is read).
         var isSerialRecovery: Bool?
+        /// Whether MCUboot's mode was asked for, and what the device answered (`nil`: no answer, or none known).
+        var bootloaderModeAsked = false
+        var bootloaderMode: MCUbootMode?
+        /// The image state read before the mode was asked, decided on once the answer comes.
+        var slotsAwaitingMode: ImageStateResponse?
         /// The state write the device accepted last (image index, confirm), until the state read after it: to notice a
         /// device that accepts a write without changing its state.
         var stateWriteToVerify: (index: Int, confirm: Bool)?
@@ -455,6 +463,7 @@ package struct SMPUploader: Sendable {
         let wire: SMPRequest
         switch request {
         case .parameters: wire = .parameters
+        case .bootloaderMode: wire = .bootloaderMode
         case .readState: wire = .readImageState
         case .writeState(let index, let confirm): wire = .writeImageState(hash: images[index].hash, confirm: confirm)
         case .reset: wire = .reset
@@ -516,6 +525,9 @@ package struct SMPUploader: Sendable {
         var actions: [SMPAction] = [.cancelTimer(.response)]
         session.straySequence = nil
         if session.lostAnswers?.request == .other(request) { session.lostAnswers = nil }
+        if request == .bootloaderMode {
+            return actions + bootloaderModeAnswered(frame, at: now)
+        }
         if case .failure(let error) = check(frame, answers: request.command) {
             guard request == .parameters, case .rejected(_, let deviceError) = error, deviceError.isNotSupported else {
                 return fail(error)
@@ -564,7 +576,17 @@ package struct SMPUploader: Sendable {
                 actions += recovery.actions
                 if let error = recovery.error { return actions + fail(error) }
             }
+            if !session.bootloaderModeAsked, session.isSerialRecovery != true, !session.hasReset,
+                configuration.mode != .uploadOnly
+            {
+                // What the bootloader can do decides the steps after the upload: ask before anything is sent.
+                session.bootloaderModeAsked = true
+                session.slotsAwaitingMode = slots
+                return actions + send(.bootloaderMode, phase: .inspecting, at: now)
+            }
             return actions + decide(slots, after: written, at: now)
+        case .bootloaderMode:
+            preconditionFailure("the bootloader mode's answer is read by bootloaderModeAnswered")
         case .reset:
             state = .resetting
             return actions + [
@@ -722,12 +744,40 @@ package struct SMPUploader: Sendable {
                 ours.isPending ? (ours.isPermanent ? .pendingPermanent : .pendingTest) : .uploaded
             return .success(.done(outcome, ours))
         case .testAndConfirm, .test, .confirm:
-            let wantsConfirm = mode == .confirm
+            // Direct-XIP and RAM-load boot the newest valid slot: no mark, just the reset.
+            if session.bootloaderMode?.bootsNewestSlot == true { return .success(.reset(alreadyPermanent: false)) }
+            // Overwrite-only has no revert: the image is marked for good (a test would run for good too).
+            let wantsConfirm = mode == .confirm || session.bootloaderMode?.hasRevert == false
             if ours.isPending && (ours.isPermanent || !wantsConfirm) {
                 return .success(.reset(alreadyPermanent: ours.isPermanent && !wantsConfirm))
             }
             return .success(.stateWrite(confirm: wantsConfirm))
         }
+    }
+
+    /// Reads MCUboot's mode from the answer, then decides on the image state read before it.
+    ///
+    /// A device that does not answer the query (Zephyr without `CONFIG_MCUMGR_GRP_OS_BOOTLOADER_INFO`: rc 8), or answers no mode, is
+    /// updated as a swap-mode MCUboot is: test, reset, confirm.
+    private mutating func bootloaderModeAnswered(_ frame: SMPFrame, at now: Duration) -> [SMPAction] {
+        var actions: [SMPAction] = []
+        if case .success = check(frame, answers: .bootloaderInfo), let number = frame.body["mode"]?.intValue {
+            let mode = MCUbootMode(number: number)
+            session.bootloaderMode = mode
+            if !mode.hasRevert {
+                actions.append(.log("bootloader: MCUboot \(mode), \(mode.updateSteps)"))
+                if configuration.mode == .test {
+                    return actions
+                        + fail(
+                            .unexpectedState(
+                                "the bootloader (MCUboot \(mode)) cannot test an image: it has no revert, so a tested "
+                                    + "image would run for good; ask for test-and-confirm, confirm or upload-only"))
+                }
+            }
+        }
+        guard let slots = session.slotsAwaitingMode else { preconditionFailure("no image state to decide on") }
+        session.slotsAwaitingMode = nil
+        return actions + decide(slots, after: nil, at: now)
     }
 
     /// Tells MCUboot's serial recovery from an application by the first image state.
@@ -783,7 +833,7 @@ package struct SMPUploader: Sendable {
             bytesUploaded: results.reduce(0) { $0 + $1.bytesUploaded },
             images: results, parameters: parameters, parametersReported: session.parametersReported,
             chunkSize: session.largestChunk, requestsInFlight: session.mostInFlight, reconnects: session.reconnects,
-            viaSerialRecovery: session.isSerialRecovery == true)
+            viaSerialRecovery: session.isSerialRecovery == true, bootloaderMode: session.bootloaderMode)
         return [.cancelTimer(.response), .cancelTimer(.connection), .cancelTimer(.resetDisconnect), .finish(result)]
     }
 

@@ -19,6 +19,8 @@ package enum SMPCommand: Sendable, Equatable, CaseIterable, CustomStringConverti
     case reset
     /// OS 6, read: the SMP buffer size and count.
     case parameters
+    /// OS 8, read: the bootloader's name, or with `query: "mode"` MCUboot's mode (`OS_MGMT_ID_BOOTLOADER_INFO`).
+    case bootloaderInfo
     /// Image 0, read: the slots' state.
     case readImageState
     /// Image 0, write: mark an image for test or confirm it.
@@ -31,7 +33,7 @@ package enum SMPCommand: Sendable, Equatable, CaseIterable, CustomStringConverti
     /// The group.
     package var group: SMPGroup {
         switch self {
-        case .echo, .reset, .parameters: .os
+        case .echo, .reset, .parameters, .bootloaderInfo: .os
         case .readImageState, .writeImageState, .upload, .erase: .image
         }
     }
@@ -43,13 +45,14 @@ package enum SMPCommand: Sendable, Equatable, CaseIterable, CustomStringConverti
         case .upload: 1
         case .reset, .erase: 5
         case .parameters: 6
+        case .bootloaderInfo: 8
         }
     }
 
     /// The request operation.
     package var operation: SMPOperation {
         switch self {
-        case .parameters, .readImageState: .read
+        case .parameters, .readImageState, .bootloaderInfo: .read
         case .echo, .reset, .writeImageState, .upload, .erase: .write
         }
     }
@@ -76,6 +79,7 @@ package enum SMPCommand: Sendable, Equatable, CaseIterable, CustomStringConverti
         case .echo: "echo"
         case .reset: "reset"
         case .parameters: "MCUmgr parameters"
+        case .bootloaderInfo: "bootloader info"
         case .readImageState: "image state read"
         case .writeImageState: "image state write"
         case .upload: "image upload"

@@ -7,6 +7,8 @@ package enum SMPRequest: Sendable, Equatable {
     case reset
     /// OS MCUmgr parameters: `{}`.
     case parameters
+    /// OS bootloader info asking MCUboot's mode: `{"query": "mode"}` (answered `{"mode": n}`).
+    case bootloaderMode
     /// Image state read: `{}`.
     case readImageState
     /// Image state write: `{"hash": h, "confirm": b}`; without a hash, `confirm` confirms the running image.
@@ -24,6 +26,7 @@ package enum SMPRequest: Sendable, Equatable {
         case .echo: .echo
         case .reset: .reset
         case .parameters: .parameters
+        case .bootloaderMode: .bootloaderInfo
         case .readImageState: .readImageState
         case .writeImageState: .writeImageState
         case .upload: .upload
@@ -35,6 +38,7 @@ package enum SMPRequest: Sendable, Equatable {
     package var body: CBORValue {
         switch self {
         case .echo(let text): .map([CBORMapEntry("d", .text(text))])
+        case .bootloaderMode: .map([CBORMapEntry("query", .text("mode"))])
         case .reset, .parameters, .readImageState, .erase: .map([])
         case .writeImageState(let hash, let confirm):
             .map((hash.map { [CBORMapEntry("hash", .bytes($0))] } ?? []) + [CBORMapEntry("confirm", .bool(confirm))])
