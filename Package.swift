@@ -21,7 +21,7 @@ let package = Package(
                 "NRFLoaderKit", "DeviceLink", "Catalog", "Checksums", "HexConverter", "DFUController",
                 "DFUTargetAdapter", "DFUPackage", "DFUSigning", "FirmwareInput", "MCUbootImage", "MCUbootPackage",
                 "SMP",
-                "SMPTargetAdapter", "PackageBuilder", "BootloaderSettings",
+                "SMPTargetAdapter", "SMPUDP", "PackageBuilder", "BootloaderSettings",
             ]),
         .library(name: "NRFLoaderSimulator", targets: ["NRFLoaderSimulator", "DFUSimulator", "SMPSimulator"]),
         .library(
@@ -56,7 +56,7 @@ let package = Package(
             dependencies: [
                 "DeviceLink",
                 "BuildInfo", "Catalog", "Checksums", "DFUController", "DFUTargetAdapter", "DFUPackage", "DFUSigning",
-                "FirmwareInput", "HexConverter", "MCUbootImage", "MCUbootPackage", "SMP", "SMPTargetAdapter",
+                "FirmwareInput", "HexConverter", "MCUbootImage", "MCUbootPackage", "SMP", "SMPTargetAdapter", "SMPUDP",
                 "PackageBuilder", "BootloaderSettings",
             ],
             swiftSettings: strictSwift6
@@ -66,7 +66,7 @@ let package = Package(
             dependencies: [
                 "NRFLoaderKit", "Checksums", "DFUController", "DFUTargetAdapter", "DFUSimulator", "DFUPackage",
                 "DFUSigning", "FirmwareInput", "MCUbootImage", "MCUbootPackage", "SMP", "SMPSimulator",
-                "SMPTargetAdapter",
+                "SMPTargetAdapter", "SMPUDP",
             ],
             swiftSettings: strictSwift6
         ),
@@ -94,6 +94,9 @@ let package = Package(
         .target(name: "HexConverter", swiftSettings: strictSwift6),
         .target(name: "SMP", dependencies: ["DeviceLink"], swiftSettings: strictSwift6),
         .target(name: "SMPTargetAdapter", dependencies: ["DeviceLink", "SMP"], swiftSettings: strictSwift6),
+        // SMP over UDP (Zephyr's smp_udp.c): the socket transport and the datagram server the simulator serves on.
+        .target(
+            name: "SMPUDP", dependencies: ["DeviceLink", "SMP", "SMPTargetAdapter"], swiftSettings: strictSwift6),
         .target(
             name: "SMPSerial", dependencies: ["DeviceLink", "SMP", "SMPTargetAdapter", "SerialLine"],
             swiftSettings: strictSwift6),

@@ -15,7 +15,8 @@ struct NRFLoader: AsyncParsableCommand {
         version: BuildVersion.text,
         subcommands: [
             ListCommand.self, InfoCommand.self, ConvertCommand.self, ScanCommand.self, UploadCommand.self,
-            SimulateCommand.self, SimulateSerialCommand.self, PackageCommand.self, KeysCommand.self,
+            SimulateCommand.self, SimulateSerialCommand.self, SimulateUDPCommand.self, PackageCommand.self,
+            KeysCommand.self,
             SettingsCommand.self,
             // The mcumgr-style SMP verbs (issue 20).
             ImageCommand.self, ResetCommand.self, EchoCommand.self,

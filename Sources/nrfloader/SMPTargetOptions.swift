@@ -9,8 +9,9 @@ import NRFLoaderSimulator
 struct SMPTargetOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "The device: a Bluetooth address (AA:BB:CC:DD:EE:FF) of a device with the SMP service, or 'sim:smp', a "
-                + "simulated Zephyr/MCUboot device in this process (a fresh one each run)."))
+            "The device: a Bluetooth address (AA:BB:CC:DD:EE:FF) of a device with the SMP service, "
+                + "udp:HOST[:PORT] or udp:[IPV6]:PORT for Zephyr's MCUmgr UDP transport (port 1337 by default), or "
+                + "'sim:smp', a simulated Zephyr/MCUboot device in this process (a fresh one each run)."))
     var target: String?
 
     @Option(help: "The device that advertises exactly this name (Bluetooth).")
@@ -53,6 +54,8 @@ struct SMPTargetOptions: ParsableArguments {
         case serial(String)
         /// `--target ADDRESS`.
         case bluetoothAddress(String)
+        /// `--target udp:HOST[:PORT]`.
+        case udp(String)
         /// `--name NAME`.
         case bluetoothName(String)
     }
@@ -63,6 +66,7 @@ struct SMPTargetOptions: ParsableArguments {
             switch (target, name, port) {
             case (nil, nil, let port?): return .serial(port)
             case ("sim:smp", nil, nil): return .simulated
+            case (let target?, nil, nil) where UDPDeviceAddress.isUDPTarget(target): return .udp(target)
             case (let target?, nil, nil):
                 if target == "sim" || target.hasPrefix("sim:") {
                     throw ValidationError("unknown simulated target '\(target)' (SMP commands reach sim:smp)")
@@ -90,6 +94,9 @@ struct SMPTargetOptions: ParsableArguments {
                     "--target '\(text)' is neither sim:smp nor a Bluetooth address (AA:BB:CC:DD:EE:FF)")
             }
         case .bluetoothName: break
+        case .udp(let text):
+            if adapter != nil { throw ValidationError("--adapter needs --target ADDRESS or --name NAME") }
+            do { _ = try UDPDeviceAddress(parsing: text) } catch { throw ValidationError("--target: \(error)") }
         case .simulated, .serial:
             if adapter != nil { throw ValidationError("--adapter needs --target ADDRESS or --name NAME") }
         }
@@ -132,6 +139,8 @@ struct SMPTargetOptions: ParsableArguments {
             var bluetooth = BluetoothOptions()
             bluetooth.adapter = adapter
             target = .bluetooth(name: name, options: bluetooth)
+        case .udp(let text):
+            target = .udp(try UDPDeviceAddress(parsing: text))
         }
         var options = ManagementOptions()
         if let timeout { options.timeout = .seconds(timeout) }

@@ -71,6 +71,8 @@ struct UploadCommand: AsyncParsableCommand {
         switch (target, name) {
         case (nil, nil): throw ValidationError("give the device with --target ADDRESS, --name NAME or --port PATH")
         case (.some, .some): throw ValidationError("--target and --name exclude each other")
+        case (let target?, nil) where UDPDeviceAddress.isUDPTarget(target):
+            do { _ = try UDPDeviceAddress(parsing: target) } catch { throw ValidationError("--target: \(error)") }
         case (let target?, nil):
             if try simulatedKind() == nil {
                 do { _ = try BluetoothDeviceAddress(parsing: target) } catch {
@@ -121,6 +123,10 @@ struct UploadCommand: AsyncParsableCommand {
             return try await perform(
                 FirmwareUpdate(
                     firmware: firmware, target: .serial(port, options: serialPortOptions), options: updateOptions))
+        }
+        if let target, UDPDeviceAddress.isUDPTarget(target) {
+            let device = UpdateTarget.udp(try UDPDeviceAddress(parsing: target))
+            return try await perform(FirmwareUpdate(firmware: firmware, target: device, options: updateOptions))
         }
         let kind: SimulatedDeviceKind? = isSMPSimulation ? .smp : try simulatedKind()
         guard let kind else {
