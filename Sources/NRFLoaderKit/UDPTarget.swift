@@ -76,8 +76,9 @@ extension UpdateTarget {
         settings.datagramLimit = options.datagramLimit
         let transport = settings
         let name = address.description
+        // One lane per host: a fleet updates at most its `maximumConcurrentUpdates` devices of a host at once.
         return UpdateTarget(
-            description: name, lane: name,
+            description: name, lane: "udp:\(address.host)",
             openManagementLink: { _ throws(UpdateError) in UDPSMPTransport(options: transport) },
             dfu: nil,
             smp: { firmware, updateOptions, onEvent throws(UpdateError) in

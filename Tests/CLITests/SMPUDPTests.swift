@@ -171,4 +171,53 @@ struct UDPSimulator {
                 == "Error: \(firmware)/blinky-pca10040.hex: header magic is 0x3032303A, not MCUboot's 0x96F3B83D (not a "
                 + "signed MCUboot image: sign it with imgtool)\n")
     }
+
+    @Test("a fleet of UDP devices: three --target udp:… and a --targets-from list, each confirmed, in the summary")
+    func fleet() throws {
+        let simulator = try UDPSimulator(["--devices", "3"])
+        defer { _ = simulator.stop() }
+        let targets = (0..<3).map { "udp:127.0.0.1:\(Int(simulator.port) + $0)" }
+        var result = nrfloader(["upload", "\(mcuboot)/ed25519.bin"] + targets.flatMap { ["--target", $0] })
+        #expect(result.status == 0, "\(result.stderrText)")
+        let width = targets[0].count
+        func row(_ target: String, _ uploaded: String) -> String {
+            target.padding(toLength: max(width, 6), withPad: " ", startingAt: 0)
+                + "  udp:127.0.0.1  confirmed     0  \(uploaded)  image 2.0.0 in slot 0, active confirmed\n"
+        }
+        #expect(
+            result.stdoutText
+                == "DEVICE".padding(toLength: width, withPad: " ", startingAt: 0)
+                + "  ADAPTER        STATUS     EXIT  UPLOADED  MESSAGE\n"
+                + targets.map { row($0, "    9656") }.joined(),
+            "\(result.stdoutText)")
+        let lastLine = result.stderrText.split(separator: "\n").last ?? ""
+        #expect(lastLine.hasPrefix("3 of 3 devices updated in "), "\(result.stderrText)")
+
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let list = directory.file("targets.txt")
+        try "# two of them\n\(targets[0])\n\n\(targets[2])\n".write(toFile: list, atomically: true, encoding: .utf8)
+        result = nrfloader(["upload", "\(mcuboot)/ed25519.bin", "--targets-from", list, "--json"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        let summary = try #require(result.stdoutText.split(separator: "\n").last)
+        #expect(summary.hasPrefix("{\"completed\":2,\"devices\":[{\"adapter\":\"udp:127.0.0.1\""), "\(summary)")
+        #expect(summary.contains("\"device\":\"\(targets[2])\""), "\(summary)")
+    }
+
+    @Test(
+        "UDP fleet lists are checked: Bluetooth and udp: lines mixed, a device twice",
+        arguments: [
+            ("udp:127.0.0.1:1\nAA:BB:CC:DD:EE:FF\n", "targets.txt:2: udp: devices and Bluetooth devices in one list"),
+            ("udp:127.0.0.1:1\nudp:127.0.0.1:1\n", "targets.txt:2: udp:127.0.0.1:1 is listed twice"),
+            ("udp:[::1\n", "targets.txt:1: udp target '[::1': '[' without ']'"),
+        ])
+    func fleetListErrors(text: String, message: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let list = directory.file("targets.txt")
+        try text.write(toFile: list, atomically: true, encoding: .utf8)
+        let result = nrfloader(["upload", "\(mcuboot)/ed25519.bin", "--targets-from", list])
+        #expect(result.status == 64, "\(result.stderrText)")
+        #expect(result.stderrText == "Error: \(list.dropLast("targets.txt".count))\(message)\n", "\(result.stderrText)")
+    }
 }
