@@ -135,6 +135,8 @@ public struct SMPDevice: Sendable {
         }
         var configuration = SMPExchangeConfiguration()
         if let timeout = options.timeout { configuration = configuration.waiting(timeout) }
+        // A request that must not run twice (a shell command, an erase) is sent once.
+        if !request.isRepeatable { configuration.maximumAttempts = 1 }
         let exchange = SMPExchange(request: request, configuration: configuration)
         let transport: any SMPTransport
         do {

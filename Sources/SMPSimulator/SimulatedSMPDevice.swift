@@ -90,6 +90,8 @@ package struct SimulatedSMPDevice: Sendable {
     private var forcedAnswers: [(id: UInt8, rc: Int)] = []
     /// ``SMPMisbehaviour/noReturn``: the device reset and never came back.
     package private(set) var isGone = false
+    /// The OS, statistics, settings, file system, shell, enumeration and Zephyr basic groups, and their state.
+    package var managementGroups = SimulatedManagementGroups()
 
     private struct UploadState: Sendable {
         /// The image number the first chunk named.
@@ -188,7 +190,10 @@ package struct SimulatedSMPDevice: Sendable {
         case (SMPGroup.image.rawValue, 5, .write):
             body = unlessIgnored { $0.erase(frame.body) }
         default:
-            body = .mcumgrError(MCUmgrError.notSupported.rawValue)
+            // The other groups (SimulatedManagementGroups), or rc 8 for what no handler takes.
+            body =
+                managementGroups.answer(frame, bufferSize: configuration.parameters.bufferSize).map(Answer.ok)
+                ?? .mcumgrError(MCUmgrError.notSupported.rawValue)
         }
         let responseHeader = SMPHeader(
             operation: header.operation.response, version: header.version, length: 0, group: header.group,

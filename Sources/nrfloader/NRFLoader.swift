@@ -20,6 +20,9 @@ struct NRFLoader: AsyncParsableCommand {
             SettingsCommand.self,
             // The mcumgr-style SMP verbs (issue 20).
             ImageCommand.self, ResetCommand.self, EchoCommand.self,
+            // The other management groups.
+            OSCommand.self, FSCommand.self, ShellCommand.self, StatCommand.self, EnumCommand.self,
+            StorageEraseCommand.self,
         ]
     )
 

@@ -73,7 +73,8 @@ struct SMPTargetOptions: ParsableArguments {
                 }
                 return .bluetoothAddress(target)
             case (nil, let name?, nil): return .bluetoothName(name)
-            case (nil, nil, nil): throw ValidationError("give the device with --port PATH or --target sim:smp")
+            case (nil, nil, nil):
+                throw ValidationError("give the device with --port PATH, --target udp:HOST[:PORT] or --target sim:smp")
             case (.some, .some, _): throw ValidationError("--target and --name exclude each other")
             case (_, _, .some): throw ValidationError("--port excludes --target and --name")
             }
