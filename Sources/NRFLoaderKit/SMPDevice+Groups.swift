@@ -100,6 +100,7 @@ extension SMPDevice {
     /// `CONFIG_MCUMGR_GRP_OS_BOOTLOADER_INFO`): two requests, `{}` and `{"query": "mode"}`.
     ///
     /// - Returns: The bootloader; ``BootloaderInfo/mode`` is `nil` when the device does not answer the mode query.
+    ///   ``ManagementReply/attempts`` is the most sends either request took.
     /// - Throws: ``UpdateError``; `MGMT_ERR_ENOTSUP` from a device built without the command.
     public func bootloaderInfo() async throws(UpdateError) -> ManagementReply<BootloaderInfo> {
         let introduce = SMPGroupRequest.bootloaderInfo(query: nil)
@@ -123,7 +124,7 @@ extension SMPDevice {
         let info = BootloaderInfo(
             name: first.value, mode: second.value.map { BootloaderMode(number: $0.0) },
             refusesDowngrade: second.value?.1 ?? false)
-        return ManagementReply(info, attempts: first.attempts + second.attempts)
+        return ManagementReply(info, attempts: max(first.attempts, second.attempts))
     }
 
     /// Runs a shell command on the device (shell group: `CONFIG_MCUMGR_GRP_SHELL`), sent once (a command that ran

@@ -38,6 +38,12 @@ struct SimulateUDPCommand: AsyncParsableCommand {
                 + "does without CONFIG_MCUMGR_GRP_OS_MCUMGR_PARAMS.", valueName: "size,count"))
     var smpParams: SimulatedParameters?
 
+    @Option(
+        help: ArgumentHelp(
+            "Build the devices without management group N (2 statistics, 3 settings, 8 file system, 9 shell, "
+                + "10 enumeration, 63 Zephyr basic): it answers rc 8 (repeatable).", valueName: "n"))
+    var withoutGroup: [Int] = []
+
     @Option(help: "Lose request datagram N (1-based, per device) on the way in, once (repeatable).")
     var drop: [Int] = []
 
@@ -58,6 +64,14 @@ struct SimulateUDPCommand: AsyncParsableCommand {
         }
         guard smpSlotSize >= 0x1000 else { throw ValidationError("--smp-slot-size must be at least 4096") }
         guard (1...16).contains(smpImages) else { throw ValidationError("--smp-images must be 1 to 16") }
+        if let bad = withoutGroup.first(where: { ![2, 3, 8, 9, 10, 63].contains($0) }) {
+            throw ValidationError(
+                "--without-group \(bad): give 2, 3, 8, 9, 10 or 63 (OS and image are always built in)")
+        }
+        if let bad = withoutGroup.first(where: { ![2, 3, 8, 9, 10, 63].contains($0) }) {
+            throw ValidationError(
+                "--without-group \(bad): give 2, 3, 8, 9, 10 or 63 (OS and image are always built in)")
+        }
         if let bad = drop.first(where: { $0 < 1 }) { throw ValidationError("--drop \(bad): give a positive number") }
         if let exitAfter, exitAfter < 1 { throw ValidationError("--exit-after must be at least 1") }
     }
@@ -67,6 +81,7 @@ struct SimulateUDPCommand: AsyncParsableCommand {
         device.smpSlotSize = smpSlotSize
         device.smpImageCount = smpImages
         device.smpParameters = smpParams.map { ($0.bufferSize, $0.bufferCount) }
+        device.smpGroupsLeftOut = Set(withoutGroup)
         var simulator = UDPDeviceSimulator(serving: device, host: host, port: UInt16(port))
         simulator.count = devices
         simulator.droppedRequests = Set(drop)
