@@ -43,9 +43,11 @@ public struct SimulatedDeviceProfile: Sendable {
     public var smpParameters: (bufferSize: Int, bufferCount: Int)?
     /// SMP: how the device misbehaves on purpose after a correct start, `nil` for a well-behaved device.
     public var smpMisbehaviour: SMPMisbehaviour?
-    /// SMP: the management groups the device is built without, by id (2 statistics, 3 settings, 8 file system,
-    /// 9 shell, 10 enumeration, 63 Zephyr basic): they answer every command with rc 8, `MGMT_ERR_ENOTSUP`, as a
-    /// Zephyr build without them does. The OS and image groups are always built in.
+    /// SMP: the management groups the device is built without, by id.
+    ///
+    /// 2 statistics, 3 settings, 8 file system, 9 shell, 10 enumeration, 63 Zephyr basic: they answer every command
+    /// with rc 8, `MGMT_ERR_ENOTSUP`, as a Zephyr build without them does. The OS and image groups are always built
+    /// in.
     public var smpGroupsLeftOut: Set<Int> = []
 
     /// A well-behaved device of `kind` with its defaults.
