@@ -28,6 +28,8 @@ public struct SMPDevice: Sendable {
     /// How long to wait for it.
     public let options: ManagementOptions
     private let onLog: @Sendable (String) -> Void
+    /// The receiver of lines of detail, for the file transfers (`SMPDevice+Files.swift`).
+    var logger: @Sendable (String) -> Void { onLog }
 
     /// The device that `target` reaches.
     ///

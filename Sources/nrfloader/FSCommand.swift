@@ -6,7 +6,7 @@ struct FSCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fs",
         abstract: "Move files to and from an SMP (MCUmgr) device's file system (CONFIG_MCUMGR_GRP_FS).",
-        subcommands: [Status.self, Hash.self, HashTypes.self])
+        subcommands: [Upload.self, Download.self, Status.self, Hash.self, HashTypes.self])
 
     /// `fs status PATH`.
     struct Status: AsyncParsableCommand {
