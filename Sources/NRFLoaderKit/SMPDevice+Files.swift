@@ -14,8 +14,10 @@ public struct FileTransferProgress: Sendable, Equatable {
 public struct FileTransfer: Sendable, Equatable {
     /// The file's length in bytes.
     public let length: Int
-    /// An upload: where it began. Above 0 when the device already held the file's first bytes (checked against their
-    /// hash) and the upload resumed after them; the file's length when the device held the whole file.
+    /// Where an upload began: 0 for a download.
+    ///
+    /// Above 0 when the device already held the file's first bytes (checked against their hash) and the upload
+    /// resumed after them; the file's length when the device held the whole file.
     public let resumedAt: Int
     /// A download's bytes; empty for an upload.
     public let bytes: [UInt8]
