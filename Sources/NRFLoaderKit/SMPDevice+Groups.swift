@@ -160,10 +160,26 @@ extension SMPDevice {
     ///
     /// - Parameter group: The group's name.
     /// - Returns: Its fields.
-    /// - Throws: ``UpdateError``; Zephyr answers an unknown group with `MGMT_ERR_EUNKNOWN`.
+    /// - Throws: ``UpdateError``; Zephyr answers an unknown group with `STAT_MGMT_ERR_INVALID_STAT_NAME` (3) under the
+    ///   Zephyr basic group's id (63), which this method names as the statistics group's code.
     public func statistics(group: String) async throws(UpdateError) -> ManagementReply<StatisticsGroup> {
         let request = SMPGroupRequest.statisticsShow(group)
-        return try await answer(request) { body throws(UpdateError) in
+        do {
+            return try await readStatistics(request, group)
+        } catch where error.smpErrorCode?.group == Int(SMPGroupRequest.Group.zephyrBasic) {
+            guard let code = error.smpErrorCode,
+                let known = SMPGroupErrorCodes.explanation(group: SMPGroupRequest.Group.statistics, rc: code.rc)
+            else { throw error }
+            throw UpdateError(
+                "device refused \(request): rc \(code.rc) (\(known.name): \(known.meaning); sent as group 63's)",
+                exitStatus: .protocolError)
+        }
+    }
+
+    private func readStatistics(_ request: SMPGroupRequest, _ group: String) async throws(UpdateError)
+        -> ManagementReply<StatisticsGroup>
+    {
+        try await answer(request) { body throws(UpdateError) in
             guard case .map(let entries)? = body["fields"] else { throw malformed(request, "no \"fields\" map") }
             let fields = try entries.map { entry throws(UpdateError) -> StatisticsGroup.Field in
                 guard case .text(let name) = entry.key, case .unsigned(let value) = entry.value else {

@@ -119,7 +119,11 @@ import Testing
                 ["os", "info", "x"],
                 "os info: rc 2 (OS_MGMT_ERR_INVALID_FORMAT: the provided format value is not valid)"
             ),
-            (["stat", "read", "nope"], "stat read: rc 1 (MGMT_ERR_EUNKNOWN: unknown error)"),
+            (
+                ["stat", "read", "nope"],
+                "stat read: rc 3 (STAT_MGMT_ERR_INVALID_STAT_NAME: the provided statistic name was not found; sent "
+                    + "as group 63's)"
+            ),
             (
                 ["settings", "read", "other/x"],
                 "settings read: rc 5 (SETTINGS_MGMT_ERR_ROOT_KEY_NOT_FOUND: the provided root key name does not exist)"

@@ -1,7 +1,7 @@
 /// The result codes of the MCUmgr groups beside the image group, as `err {group, rc}` carries them (SMP v2): C name
 /// and the header's comment, lowercased.
 ///
-/// From Zephyr's group headers: `enum os_mgmt_err_code_t` (`os_mgmt.h`), `enum stat_mgmt_ret_code_t`
+/// From Zephyr's group headers: `enum os_mgmt_err_code_t` (`os_mgmt.h`), `enum stat_mgmt_err_code_t`
 /// (`stat_mgmt.h`), `enum settings_mgmt_ret_code_t` (`settings_mgmt.h`), `enum fs_mgmt_err_code_t` (`fs_mgmt.h`),
 /// `enum shell_mgmt_ret_code_t` (`shell_mgmt.h`), `enum enum_mgmt_err_code_t` (`enum_mgmt.h`) and
 /// `enum zephyr_basic_group_err_code_t` (`zephyr_basic.h`).
@@ -30,11 +30,11 @@ package enum SMPGroupErrorCodes {
             ("OS_MGMT_ERR_HEAP_STATS_FETCH_FAILED", "heap statistic fetch failed"),
         ],
         SMPGroupRequest.Group.statistics: [
-            ("STAT_MGMT_RET_RC_OK", "no error"), ("STAT_MGMT_RET_RC_UNKNOWN", "unknown error occurred"),
-            ("STAT_MGMT_RET_RC_INVALID_GROUP", "the provided statistic group name was not found"),
-            ("STAT_MGMT_RET_RC_INVALID_STAT_NAME", "the provided statistic name was not found"),
-            ("STAT_MGMT_RET_RC_INVALID_STAT_SIZE", "the size of the statistic cannot be handled"),
-            ("STAT_MGMT_RET_RC_WALK_ABORTED", "walk through of statistics was aborted"),
+            ("STAT_MGMT_ERR_OK", "no error"), ("STAT_MGMT_ERR_UNKNOWN", "unknown error occurred"),
+            ("STAT_MGMT_ERR_INVALID_GROUP", "the provided statistic group name was not found"),
+            ("STAT_MGMT_ERR_INVALID_STAT_NAME", "the provided statistic name was not found"),
+            ("STAT_MGMT_ERR_INVALID_STAT_SIZE", "the size of the statistic cannot be handled"),
+            ("STAT_MGMT_ERR_WALK_ABORTED", "walk through of statistics was aborted"),
         ],
         SMPGroupRequest.Group.settings: [
             ("SETTINGS_MGMT_ERR_OK", "no error"), ("SETTINGS_MGMT_ERR_UNKNOWN", "unknown error occurred"),
