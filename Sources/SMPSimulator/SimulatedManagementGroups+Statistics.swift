@@ -23,11 +23,7 @@ extension SimulatedManagementGroups {
                 statistics[index].fields[tick].value += 1
             }
             let fields = statistics[index].fields.map { CBORMapEntry($0.name, .unsigned($0.value)) }
-            return .ok(
-                .map([
-                    CBORMapEntry("rc", .int(0)), CBORMapEntry("name", .text(name)),
-                    CBORMapEntry("fields", .map(fields)),
-                ]))
+            return .ok(.map([CBORMapEntry("name", .text(name)), CBORMapEntry("fields", .map(fields))]))
         case 1:
             return .ok(
                 .map([
