@@ -429,4 +429,14 @@ package struct SMPFileTransferResult: Sendable, Equatable {
     package var largestChunk: Int
     /// The device's buffer size the requests were sized to.
     package var bufferSize: Int
+
+    /// Creates a result.
+    package init(bytes: [UInt8], length: Int, startOffset: Int, resends: Int, largestChunk: Int, bufferSize: Int) {
+        self.bytes = bytes
+        self.length = length
+        self.startOffset = startOffset
+        self.resends = resends
+        self.largestChunk = largestChunk
+        self.bufferSize = bufferSize
+    }
 }
