@@ -289,6 +289,10 @@ let package = Package(
             ],
             swiftSettings: strictSwift6),
         .testTarget(
+            name: "SMPUDPTests",
+            dependencies: ["DeviceLink", "SMP", "SMPUDP", "SMPTargetAdapter", "SMPSimulator", "MCUbootImage"],
+            swiftSettings: strictSwift6),
+        .testTarget(
             name: "SMPSimulatorTests", dependencies: ["SMPSimulator", "SMP", "MCUbootImage", "DeviceLink"],
             swiftSettings: strictSwift6),
         .testTarget(

@@ -72,7 +72,10 @@ package struct UDPEndpointError: Error, Sendable, Equatable, CustomStringConvert
     /// What is wrong, naming the text.
     package var description: String
 
-    init(_ description: String) {
+    /// Creates an error.
+    ///
+    /// - Parameter description: What is wrong, naming the text.
+    package init(_ description: String) {
         self.description = description
     }
 }
