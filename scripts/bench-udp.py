@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Benchmarks SMP over UDP and the file system group against smpmgr 0.19.1 (smpclient 7.3.0), and prints the figures.
 
+0. Start-up: one `echo` with each tool, which every other figure includes.
 1. Image upload over UDP on loopback, `nrfloader upload --smp-mode upload-only` against `smpmgr image upload`, for a
    40 KiB and a 130 KiB MCUboot image (hash-only, made here), to a fresh `nrfloader simulate-udp` each time: once as
    Zephyr builds it by default (no MCUmgr parameters: nrfloader sizes requests to the default 384-byte buffer, and
@@ -85,6 +86,15 @@ def median(values):
     return statistics.median(values)
 
 
+def start_up(nrfloader, smpmgr, rounds):
+    print("0. Start-up and one request: `echo` over UDP on loopback (median seconds; part of every figure below)")
+    sim = Simulator(nrfloader, [])
+    ours = [timed([nrfloader, "echo", "x", "--target", f"udp:{sim.host}:1337"]) for _ in range(rounds)]
+    theirs = [timed([smpmgr, "--ip", sim.host, "--timeout", "5", "os", "echo", "x"]) for _ in range(rounds)]
+    sim.stop()
+    print(f"   nrfloader {median(ours):.2f} s, smpmgr {median(theirs):.2f} s")
+
+
 def udp_uploads(nrfloader, smpmgr, rounds, folder):
     print("1. MCUboot image upload over UDP on loopback (upload only, fresh device each run; median seconds)")
     print(f"   {'image':>8}  {'device buffer':<26}  {'nrfloader':>9}  {'smpmgr':>8}  {'nrfloader kB/s':>14}")
@@ -144,7 +154,8 @@ def fleet(nrfloader, image, rounds):
 
 
 def serial_files(nrfloader, smpmgr, rounds, folder):
-    print("4. fs upload and fs download of 100 KiB over serial (simulate-serial --protocol smp; median seconds)")
+    print("4. fs upload and fs download of 100 KiB over serial (simulate-serial --protocol smp; median seconds; the")
+    print("   simulator paces only the bytes it reads, so a paced line slows uploads, not downloads)")
     print(f"   {'line':<18}  {'nrfloader up':>12}  {'smpmgr up':>9}  {'nrfloader down':>14}  {'smpmgr down':>11}")
     local = os.path.join(folder, "file.bin")
     with open(local, "wb") as file:
@@ -178,6 +189,7 @@ def main():
     nrfloader, smpmgr = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 3
     with tempfile.TemporaryDirectory() as folder:
+        start_up(nrfloader, smpmgr, rounds)
         images = udp_uploads(nrfloader, smpmgr, rounds, folder)
         lost_datagram(nrfloader, images[130], rounds)
         fleet(nrfloader, images[40], rounds)
