@@ -17,15 +17,16 @@ struct UploadCommand: AsyncParsableCommand {
             sends a signed MCUboot image (.bin), or every image of an nRF Connect SDK dfu_application.zip, over SMP \
             (MCUmgr) to a simulated Zephyr/MCUboot device (--smp-mode). --port PATH updates over a serial port: a \
             signed MCUboot image or an NCS dfu_application.zip over SMP in Zephyr's console framing, anything else \
-            over nRF5 serial DFU.
+            over nRF5 serial DFU. --target udp:HOST[:PORT] (udp:[IPV6]:PORT for IPv6; port 1337 by default) sends \
+            MCUboot firmware over SMP to a device with Zephyr's MCUmgr UDP transport.
             """
     )
 
     @Option(
         name: .customLong("target"),
         help: ArgumentHelp(
-            "The device: a Bluetooth address (AA:BB:CC:DD:EE:FF), or 'sim[:secure|buttonless|legacy|legacy-v1|smp]'; "
-                + "repeat it to update several devices at once."))
+            "The device: a Bluetooth address (AA:BB:CC:DD:EE:FF), udp:HOST[:PORT] (SMP over UDP), or "
+                + "'sim[:secure|buttonless|legacy|legacy-v1|smp]'; repeat it to update several devices at once."))
     var targets: [String] = []
     var target: String? { targets.first }
 
