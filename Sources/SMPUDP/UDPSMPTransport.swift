@@ -7,9 +7,9 @@ import Synchronization
 ///
 /// UDP has no connection. `connect(deadline:)` opens a socket bound to the device's address (a new local port each
 /// time, so that late answers to an earlier socket never arrive on this one) and sends OS echo every
-/// ``Options/probeInterval`` until the device answers one, any answer counting (a device built without echo answers
-/// rc 8): the device is reached, or the connection fails naming the endpoint, and whether its port refused the
-/// datagrams (ICMP port unreachable). It returns a budget of ``Options/datagramLimit`` (Zephyr's
+/// ``Options/probeInterval`` until the device answers one of them, however late, any answer counting (a device built
+/// without echo answers rc 8): the device is reached, or the connection fails naming the endpoint, and whether its
+/// port refused the datagrams (ICMP port unreachable). It returns a budget of ``Options/datagramLimit`` (Zephyr's
 /// `CONFIG_MCUMGR_TRANSPORT_UDP_MTU`, 1500) plus 3, the most one request may take whatever the device's `buf_size`.
 ///
 /// Nothing tells a UDP client that the device reset, so the answer to OS reset stands for the link's loss: the
@@ -137,8 +137,10 @@ package final class UDPSMPTransport: SMPTransport {
                 case .refused:
                     refused = true
                 case .datagram(let bytes):
+                    // An answer to any of this socket's probes will do: on a slow network (or a busy host) it may
+                    // come after the next probe went out.
                     if Self.isProbeAnswer(bytes), let header = try? SMPHeader(decoding: bytes),
-                        header.sequence == sequence
+                        state.withLock({ $0.probeSequences.contains(header.sequence) })
                     {
                         return options.datagramLimit + 3
                     }
