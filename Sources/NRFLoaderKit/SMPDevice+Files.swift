@@ -74,14 +74,17 @@ extension SMPDevice {
     /// same first bytes of `bytes`, else 0.
     private func resumeOffset(_ bytes: [UInt8], _ path: String) async throws(UpdateError) -> Int {
         let held: Int
-        do { held = try await fileStatus(path).value } catch  where error.smpErrorCode != nil {
+        do { held = try await fileStatus(path).value } catch {
+            // A refusal (no such file, no status command) means nothing to resume; a lost link is the caller's.
+            guard error.smpErrorCode != nil else { throw error }
             return 0
         }
         guard held > 0, held <= bytes.count else { return 0 }
         let prefix = Array(bytes.prefix(held))
         for type in ["sha256", "crc32"] {
             let hash: FileHash
-            do { hash = try await fileHash(path, type: type).value } catch  where error.smpErrorCode != nil {
+            do { hash = try await fileHash(path, type: type).value } catch {
+                guard error.smpErrorCode != nil else { throw error }
                 continue
             }
             guard hash.length == held else { return 0 }

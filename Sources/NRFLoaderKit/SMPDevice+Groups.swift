@@ -117,8 +117,9 @@ extension SMPDevice {
                 if case .bool(let value)? = body["no-downgrade"] { refuses = value }
                 return (try field(body, "mode", query), refuses)
             }
-        } catch  where error.smpErrorCode != nil {
+        } catch {
             // An MCUboot whose application cannot tell its mode (OS_MGMT_ERR_QUERY_YIELDS_NO_ANSWER).
+            guard error.smpErrorCode != nil else { throw error }
             second = ManagementReply(nil, attempts: 1)
         }
         let info = BootloaderInfo(
@@ -166,8 +167,8 @@ extension SMPDevice {
         let request = SMPGroupRequest.statisticsShow(group)
         do {
             return try await readStatistics(request, group)
-        } catch where error.smpErrorCode?.group == Int(SMPGroupRequest.Group.zephyrBasic) {
-            guard let code = error.smpErrorCode,
+        } catch {
+            guard let code = error.smpErrorCode, code.group == Int(SMPGroupRequest.Group.zephyrBasic),
                 let known = SMPGroupErrorCodes.explanation(group: SMPGroupRequest.Group.statistics, rc: code.rc)
             else { throw error }
             throw UpdateError(
@@ -269,7 +270,8 @@ extension SMPDevice {
                         id: try field(group, "group", details), name: name, handlers: group["handlers"]?.intValue)
                 }
             }
-        } catch  where error.smpErrorCode?.isNotSupported == true {
+        } catch {
+            guard error.smpErrorCode?.isNotSupported == true else { throw error }
             let list = SMPGroupRequest.enumerationList
             return try await answer(list) { body throws(UpdateError) in
                 guard case .array(let ids)? = body["groups"] else { throw malformed(list, "no \"groups\"") }
