@@ -109,7 +109,26 @@ package final class UDPSMPTransport: SMPTransport {
         connection.startReading()
         state.withLock { $0.connection = connection }
         var refused = false
+        /// Reads what arrived; true once an answer to one of this socket's probes is among it (an answer to any of
+        /// them will do: on a slow network, or a busy host, it may come after the next probe went out).
+        func answered() -> Bool {
+            while let arrival = connection.mailbox.take() {
+                switch arrival {
+                case .refused:
+                    refused = true
+                case .datagram(let bytes):
+                    if Self.isProbeAnswer(bytes), let header = try? SMPHeader(decoding: bytes),
+                        state.withLock({ $0.probeSequences.contains(header.sequence) })
+                    {
+                        return true
+                    }
+                }
+            }
+            return false
+        }
         while true {
+            // What arrived while this task waited its turn counts before the deadline is judged.
+            if answered() { return options.datagramLimit + 3 }
             if clock.now >= deadline || Task.isCancelled {
                 closeConnection()
                 let why =
@@ -129,22 +148,8 @@ package final class UDPSMPTransport: SMPTransport {
             _ = connection.socket.send(probe)
             let waitEnd = min(deadline, clock.now.advanced(by: options.probeInterval))
             while clock.now < waitEnd, !Task.isCancelled {
-                guard let arrival = connection.mailbox.take() else {
-                    await connection.mailbox.wait(until: waitEnd, clock: clock)
-                    continue
-                }
-                switch arrival {
-                case .refused:
-                    refused = true
-                case .datagram(let bytes):
-                    // An answer to any of this socket's probes will do: on a slow network (or a busy host) it may
-                    // come after the next probe went out.
-                    if Self.isProbeAnswer(bytes), let header = try? SMPHeader(decoding: bytes),
-                        state.withLock({ $0.probeSequences.contains(header.sequence) })
-                    {
-                        return options.datagramLimit + 3
-                    }
-                }
+                if answered() { return options.datagramLimit + 3 }
+                await connection.mailbox.wait(until: waitEnd, clock: clock)
             }
         }
     }
