@@ -19,8 +19,7 @@ let package = Package(
             name: "NRFLoaderKit",
             targets: [
                 "NRFLoaderKit", "DeviceLink", "Catalog", "Checksums", "HexConverter", "DFUController",
-                "DFUTargetAdapter", "DFUPackage", "DFUSigning", "FirmwareInput", "MCUbootImage", "MCUbootPackage",
-                "SMP",
+                "DFUTargetAdapter", "DFUPackage", "DFUSigning", "MCUbootImage", "MCUbootPackage", "SMP",
                 "SMPTargetAdapter", "SMPUDP", "PackageBuilder", "BootloaderSettings",
             ]),
         .library(name: "NRFLoaderSimulator", targets: ["NRFLoaderSimulator", "DFUSimulator", "SMPSimulator"]),
@@ -30,12 +29,19 @@ let package = Package(
         .library(
             name: "NRFLoaderBlueZ",
             targets: ["NRFLoaderBlueZ", "BlueZ", "BlueZTransport", "DBus", "SMPBlueZ", "SimulatedPeripheral"]),
+        // The flashing station: `nrfloader serve`'s HTTP server, its API and its page, over the four products above.
+        .library(name: "NRFLoaderStation", targets: ["NRFLoaderStation", "StationAssets"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
         // `swift package generate-documentation` for the library's DocC catalogs (issue 21).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", exact: "1.5.0"),
+        // The station's HTTP server (NRFLoaderStation only).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+        // Hummingbird's own dependencies, named for the station's logger and listening socket.
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
     ],
     targets: [
         .executableTarget(
@@ -48,15 +54,28 @@ let package = Package(
                 "NRFLoaderSimulator",
                 "NRFLoaderSerial",
                 "NRFLoaderBlueZ",
+                "NRFLoaderStation",
             ],
             swiftSettings: strictSwift6
         ),
+        .target(
+            name: "NRFLoaderStation",
+            dependencies: [
+                "NRFLoaderKit", "NRFLoaderSimulator", "NRFLoaderSerial", "NRFLoaderBlueZ", "StationAssets",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            exclude: ["Assets"],
+            swiftSettings: strictSwift6
+        ),
+        // The page, its script and style, and the OpenAPI document, compiled into the executable with #embed.
+        .target(name: "StationAssets", path: "Sources/NRFLoaderStation/Assets"),
         .target(
             name: "NRFLoaderKit",
             dependencies: [
                 "DeviceLink",
                 "BuildInfo", "Catalog", "Checksums", "DFUController", "DFUTargetAdapter", "DFUPackage", "DFUSigning",
-                "FirmwareInput", "HexConverter", "MCUbootImage", "MCUbootPackage", "SMP", "SMPTargetAdapter", "SMPUDP",
+                "HexConverter", "MCUbootImage", "MCUbootPackage", "SMP", "SMPTargetAdapter", "SMPUDP",
                 "PackageBuilder", "BootloaderSettings",
             ],
             swiftSettings: strictSwift6
@@ -65,7 +84,7 @@ let package = Package(
             name: "NRFLoaderSimulator",
             dependencies: [
                 "NRFLoaderKit", "Checksums", "DFUController", "DFUTargetAdapter", "DFUSimulator", "DFUPackage",
-                "DFUSigning", "FirmwareInput", "MCUbootImage", "MCUbootPackage", "SMP", "SMPSimulator",
+                "DFUSigning", "MCUbootImage", "MCUbootPackage", "SMP", "SMPSimulator",
                 "SMPTargetAdapter", "SMPUDP",
             ],
             swiftSettings: strictSwift6
@@ -74,7 +93,6 @@ let package = Package(
             name: "NRFLoaderSerial",
             dependencies: [
                 "NRFLoaderKit", "NRFLoaderSimulator", "DFUController", "DFUSimulator", "DFUTargetAdapter",
-                "FirmwareInput",
                 "SerialLine", "SerialDFU", "SerialSimulator", "SMP", "SMPSerial", "SMPSimulator", "SMPTargetAdapter",
             ],
             swiftSettings: strictSwift6
@@ -145,11 +163,6 @@ let package = Package(
         .target(
             name: "DFUSigning",
             dependencies: ["DFUPackage", .product(name: "Crypto", package: "swift-crypto")],
-            swiftSettings: strictSwift6
-        ),
-        .target(
-            name: "FirmwareInput",
-            dependencies: ["Catalog", "DFUController", "DFUPackage", "HexConverter"],
             swiftSettings: strictSwift6
         ),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
@@ -253,14 +266,9 @@ let package = Package(
             name: "DFUTargetAdapterTests",
             dependencies: [
                 "DeviceLink",
-                "DFUTargetAdapter", "DFUController", "DFUSimulator", "DFUPackage", "DFUSigning", "FirmwareInput",
+                "DFUTargetAdapter", "DFUController", "DFUSimulator", "DFUPackage", "DFUSigning", "NRFLoaderKit",
                 "TestSupport",
             ],
-            swiftSettings: strictSwift6
-        ),
-        .testTarget(
-            name: "FirmwareInputTests",
-            dependencies: ["FirmwareInput", "DFUController", "DFUPackage", "TestSupport"],
             swiftSettings: strictSwift6
         ),
         .testTarget(
@@ -325,6 +333,13 @@ let package = Package(
             swiftSettings: strictSwift6),
         .testTarget(
             name: "NRFLoaderBlueZTests", dependencies: ["NRFLoaderKit", "NRFLoaderBlueZ", "NRFLoaderSimulator"],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "NRFLoaderStationTests",
+            dependencies: [
+                "NRFLoaderStation", "NRFLoaderKit", "NRFLoaderSimulator",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
             swiftSettings: strictSwift6),
         .testTarget(
             // The one target that launches the built nrfloader (TestPaths.nrfloader); BlueZ/ runs it on the bluezoo rig.

@@ -12,12 +12,17 @@ BENCH_FLEET_QUIRKS (comma-separated) starts the rig with those bluetoothd 5.66 q
 `unsignalled-services-resolved`, with which a device's services are seen resolved only at the next property re-read
 (about 1 s after `Connect` answers), as on real bluetoothd, where resolution follows the link.
 
+BENCH_FLEET_CPU=1 also prints, for each rig run, the CPU seconds it cost: the nrfloader processes (the central and the
+simulated devices) and the rig (bluezoo and dbus-daemon), against the run's wall-clock time; on a machine of N cores a
+run whose CPU seconds exceed N × its wall time is bound by the processor, not by the protocol.
+
 Each count is measured ROUNDS times, the counts taking turns within a round, and the median is printed. COUNTS (comma-separated, default 1,2,4,8) picks the
 device counts; 1 is always measured, since every ratio is to it.
 
     scripts/bench-fleet.py NRFLOADER [ROUNDS] [sim|rig|both] [COUNTS]
 """
 import os
+import resource
 import select
 import signal
 import statistics
@@ -44,6 +49,18 @@ BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Config
   </policy>
 </busconfig>
 """
+
+
+def process_cpu(pid):
+    """User and system CPU seconds of a running process, from /proc."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def peripheral_address(index):
@@ -153,6 +170,8 @@ def bench_rig(nrfloader, rounds):
 
             def measure(count):
                 simulators = []
+                rig_before = process_cpu(zoo.pid) + process_cpu(daemon.pid)
+                ours_before = children_cpu()
                 try:
                     for index in range(count):
                         simulate = subprocess.Popen(
@@ -164,10 +183,16 @@ def bench_rig(nrfloader, rounds):
                     argv = [nrfloader, "upload", "--adapter", "hci0", "--parallel", "8", "-q", PACKAGE]
                     for index in range(count):
                         argv += ["--target", peripheral_address(index)]
-                    return timed_upload(argv, env)
+                    elapsed = timed_upload(argv, env)
                 finally:
                     for simulate in simulators:
                         stop(simulate)
+                if os.environ.get("BENCH_FLEET_CPU"):
+                    rig = process_cpu(zoo.pid) + process_cpu(daemon.pid) - rig_before
+                    ours = children_cpu() - ours_before
+                    print(f"  rig {count}: {elapsed:.2f} s wall; CPU: nrfloader {ours:.2f} s, bluezoo and dbus-daemon "
+                          f"{rig:.2f} s ({(ours + rig) / elapsed:.2f} cores busy)", file=sys.stderr, flush=True)
+                return elapsed
 
             medians = interleaved(measure, rounds, "rig")
             report("bluezoo rig, one central adapter (nrfutil617-selftest-signed.zip, 131804 bytes)", medians)

@@ -65,7 +65,7 @@ done < <(grep -rhoE '^\s*(@[A-Za-z_]+\s+)?((public|internal|private|fileprivate|
 # imports only the library products' public modules, ArgumentParser and the system's modules, never an engine module,
 # whose declarations are `package` (scripts/cli-as-client.sh proves the rest: that no `package` declaration is used).
 cli_public="ArgumentParser Foundation FoundationEssentials Glibc Synchronization"
-cli_public="$cli_public NRFLoaderKit NRFLoaderSimulator NRFLoaderSerial NRFLoaderBlueZ"
+cli_public="$cli_public NRFLoaderKit NRFLoaderSimulator NRFLoaderSerial NRFLoaderBlueZ NRFLoaderStation"
 for file in Sources/nrfloader/*.swift; do
     while IFS= read -r line; do
         module=${line##* }

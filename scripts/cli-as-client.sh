@@ -17,7 +17,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/nrfloader-client.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 # 1. Files that import a module no library product makes public (the engine's modules, BuildInfo).
-allowed='ArgumentParser|Foundation|FoundationEssentials|Glibc|Synchronization|NRFLoaderKit|NRFLoaderSimulator|NRFLoaderSerial|NRFLoaderBlueZ'
+allowed='ArgumentParser|Foundation|FoundationEssentials|Glibc|Synchronization|NRFLoaderKit|NRFLoaderSimulator|NRFLoaderSerial|NRFLoaderBlueZ|NRFLoaderStation'
 engine_files=$(grep -lE "^\s*(@[A-Za-z_]+\s+)?((public|internal|private|fileprivate|package)\s+)?import\s+" \
     Sources/nrfloader/*.swift | while IFS= read -r file; do
     modules=$(grep -hoE '^\s*(@[A-Za-z_]+\s+)?((public|internal|private|fileprivate|package)\s+)?import\s+[A-Za-z_]+' \
@@ -50,6 +50,7 @@ let package = Package(
                 .product(name: "NRFLoaderSimulator", package: "nrfloader"),
                 .product(name: "NRFLoaderSerial", package: "nrfloader"),
                 .product(name: "NRFLoaderBlueZ", package: "nrfloader"),
+                .product(name: "NRFLoaderStation", package: "nrfloader"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/nrfloader",

@@ -58,6 +58,8 @@ def measure(rev):
                                    body, re.M))
         firmware.update(re.findall(r"^(?:package |public )?(?:struct|enum) (" + "|".join(FIRMWARE_MODEL) + r")\b",
                                    body, re.M))
+        if re.search(r"^extension DFUFirmware \{\n(?:\s*///.*\n)*\s*package struct Part\b", body, re.M):
+            firmware.add("DFUFirmware.Part")  # the old FirmwarePart, nested since
         if re.search(r"var pending = \w+\.start\(at: now\(\)\)", body) and "while true" in body:
             loops += 1
     return lines, loops, sorted(failures), sorted(firmware)

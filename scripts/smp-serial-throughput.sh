@@ -8,6 +8,9 @@
 # start-up of each tool (an `echo`/`os echo` round trip to the same simulator) is printed too. Runs alternate
 # between the tools, ROUNDS pairs per rate; the table gives the median.
 #
+# SIM_ARGS adds options to the simulator: SIM_ARGS=--smp-recovery measures MCUboot's serial recovery (1024-byte
+# requests, one at a time) instead of a Zephyr application.
+#
 # Usage: scripts/smp-serial-throughput.sh [IMAGE] [ROUNDS]   (NRFLOADER=path, SMPMGR=path override the tools)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +18,7 @@ BIN=${NRFLOADER:-.build/debug/nrfloader}
 SMPMGR=${SMPMGR:-.build-rig/smp-venv/bin/smpmgr}
 IMAGE=${1:-Resources/firmware/selftest-nrf52840dk-mcuboot.bin}
 ROUNDS=${2:-3}
+read -r -a SIM_ARGS <<<"${SIM_ARGS:-}"
 [ -x "$BIN" ] || { echo "smp-serial-throughput: $BIN not built (swift build)" >&2; exit 66; }
 [ -x "$SMPMGR" ] || {
     echo "smp-serial-throughput: smpmgr not at $SMPMGR (sh Tests/Rig/setup.sh)" >&2
@@ -26,7 +30,8 @@ trap '[ -n "$sim" ] && kill "$sim" 2>/dev/null; rm -rf "$dir"' EXIT
 
 start_simulator() {
     rm -f "$dir/tty"
-    "$BIN" simulate-serial --protocol smp --port "$dir/tty" --pace-baud "$1" >"$dir/sim.out" 2>"$dir/sim.err" &
+    "$BIN" simulate-serial --protocol smp --port "$dir/tty" --pace-baud "$1" "${SIM_ARGS[@]}" >"$dir/sim.out" \
+        2>"$dir/sim.err" &
     sim=$!
     for _ in $(seq 1 3000); do [ -L "$dir/tty" ] && break; sleep 0.01; done
 }

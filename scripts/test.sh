@@ -15,10 +15,11 @@ swift format lint --strict --configuration .swift-format --recursive --parallel 
     Examples/Package.swift Examples/Sources
 # The library's public modules: every public declaration documented (issue 21).
 swift format lint --strict --configuration .swift-format-library --recursive --parallel Sources/NRFLoaderKit \
-    Sources/NRFLoaderSimulator Sources/NRFLoaderSerial Sources/NRFLoaderBlueZ
+    Sources/NRFLoaderSimulator Sources/NRFLoaderSerial Sources/NRFLoaderBlueZ Sources/NRFLoaderStation
 
 stage "module rules"
 bash scripts/check-imports.sh
+python3 scripts/check-flag-names.py
 
 stage "swift test"
 swift build --build-tests
@@ -36,6 +37,11 @@ bash scripts/examples.sh
 # that depends on this one by path, build, and the binary prints what this package's binary prints.
 stage "command line as a client (scripts/cli-as-client.sh)"
 bash scripts/cli-as-client.sh
+
+# The flashing station (`nrfloader serve`) in Debian's chromium through Playwright, and its API through schemathesis,
+# driving the real binary: under a minute once its tools are installed.
+stage "flashing station (scripts/station-check.sh)"
+bash scripts/station-check.sh
 
 # The public API against the last release (API-BASELINE, its dumps committed in API/baselines/): seconds.
 stage "API-breakage check (scripts/api-check.sh)"

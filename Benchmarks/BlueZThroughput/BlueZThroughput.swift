@@ -115,7 +115,7 @@ struct BlueZThroughput {
         let command = InitCommand(
             fwVersion: 1, hwVersion: 52, sdReq: [0x101], type: .application, sdSize: 0, blSize: 0,
             appSize: UInt32(image.count), hash: InitCommand.Hash(sha256Of: image), isDebug: false)
-        let part = try FirmwarePart(
+        let part = try DFUFirmware.Part(
             imageType: .application, initPacket: SecureInitPacket(initCommand: command).encoded(), image: image)
         var configuration = DFUConfiguration()
         configuration.packetReceiptNotificationInterval = 0

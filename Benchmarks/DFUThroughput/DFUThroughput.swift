@@ -80,7 +80,7 @@ enum DFUThroughput {
         let device = SimulatedDevice(configuration: simulator)
         var configuration = DFUConfiguration()
         configuration.packetReceiptNotificationInterval = prn
-        let part = try FirmwarePart(
+        let part = try DFUFirmware.Part(
             imageType: .application, initPacket: SecureInitPacket(initCommand: command).encoded(), image: image)
         return try await run(
             part, on: device, link: link, configuration: configuration, objects: (image.count + 4095) / 4096)
@@ -90,13 +90,13 @@ enum DFUThroughput {
         var options = LegacyBootloaderOptions(generation: .sdk11)
         options.bankSize = 0x4_0000
         let device = SimulatedDevice(configuration: SimulatorConfiguration(bootloader: .legacy(options)))
-        let part = try FirmwarePart(
+        let part = try DFUFirmware.Part(
             imageType: .application, initPacket: LegacyInitPacket(image: image).encoded(), image: image)
         return try await run(part, on: device, link: link, configuration: DFUConfiguration(), objects: 1)
     }
 
     static func run(
-        _ part: FirmwarePart,
+        _ part: DFUFirmware.Part,
         on device: SimulatedDevice,
         link: LinkModel,
         configuration: DFUConfiguration,

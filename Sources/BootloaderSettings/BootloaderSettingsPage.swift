@@ -87,33 +87,32 @@ package struct BootloaderSettingsPage: Sendable, Equatable {
     ///
     /// - Parameters:
     ///   - options: The options.
-    ///   - signer: The `--key-file` key, for `VALIDATE_ECDSA_P256_SHA256`.
+    ///   - signer: The signing key, for `VALIDATE_ECDSA_P256_SHA256`.
     /// - Throws: ``PackageBuilderError``.
     package init(generating options: Options, signer: (any InitPacketSigning)?) throws(PackageBuilderError) {
         guard options.settingsVersion == 1 || options.settingsVersion == 2 else {
-            throw .usage(
-                "--bl-settings-version: \(options.settingsVersion) is unknown; use 1 (SDK 12-15.2) or 2 (SDK 15.3+)")
+            throw .options(.unknownSettingsVersion(options.settingsVersion))
         }
         if options.noBackup && options.backupAddress != nil {
-            throw .usage("--backup-address cannot be given with --no-backup")
+            throw .options(.backupAddressWithoutBackup)
         }
         if options.settingsVersion == 1 && (options.appBootValidation != nil || options.sdBootValidation != nil) {
-            throw .usage("--bl-settings-version 1 does not support boot validation")
+            throw .options(.bootValidationNeedsSettingsVersion2)
         }
         let needsKey =
             options.appBootValidation == .validateECDSAP256SHA256
             || options.sdBootValidation == .validateECDSAP256SHA256
         if needsKey && signer == nil {
-            throw .usage("--key-file is required with VALIDATE_ECDSA_P256_SHA256 boot validation")
+            throw .options(.keyRequiredForSignatureValidation)
         }
         if options.appBootValidation != nil && options.application == nil {
-            throw .usage("--app-boot-validation needs --application")
+            throw .options(.needs(.appBootValidation, .application))
         }
         if options.sdBootValidation != nil && options.softdevice == nil {
-            throw .usage("--sd-boot-validation needs --softdevice")
+            throw .options(.needs(.sdBootValidation, .softdevice))
         }
         if options.application != nil && options.applicationVersion == nil {
-            throw .usage("--application-version or --application-version-string is required with --application")
+            throw .options(.missing([.applicationVersion], with: [.application]))
         }
         let defaultValidation: ValidationType? = options.settingsVersion == 2 ? .validateGeneratedCRC : nil
         family = options.family
@@ -140,7 +139,7 @@ package struct BootloaderSettingsPage: Sendable, Equatable {
         }
         if let softdevice = options.softdevice {
             guard !softdevice.path.hasSuffix(".bin") else {
-                throw .usage("--softdevice must be an Intel HEX file (nrfutil reads it as HEX)")
+                throw .options(.softDeviceNotHex)
             }
             let bin = try NordicBinary.image(softdevice.contents, path: softdevice.path)
             guard let size = UInt32(exactly: bin.count) else { throw .packageTooLarge }

@@ -9,7 +9,7 @@ package enum CatalogError: Error, Sendable, Equatable, CustomStringConvertible {
     case schema(CatalogLocation, path: String, message: String)
     /// Two entries share an id.
     case duplicateID(CatalogLocation, id: String, firstLine: Int)
-    /// A user catalog entry has the id of an embedded entry, without `--catalog-replace`.
+    /// A user catalog entry has the id of an embedded entry, and embedded entries are not to be replaced.
     case overridesEmbedded(CatalogLocation, id: String)
     /// The image file an entry names does not exist or cannot be read.
     case imageUnreadable(CatalogLocation, path: String, reason: String)
@@ -27,7 +27,8 @@ package enum CatalogError: Error, Sendable, Equatable, CustomStringConvertible {
         case .duplicateID(let location, let id, let firstLine):
             return "\(location): id '\(id)' is already used by the entry on line \(firstLine)"
         case .overridesEmbedded(let location, let id):
-            return "\(location): id '\(id)' is an embedded catalog entry; use --catalog-replace to override it"
+            return "\(location): id '\(id)' is an embedded catalog entry; use "
+                + "FirmwareOptions.catalogReplacesEmbedded to override it"
         case .imageUnreadable(let location, let path, let reason):
             return "\(location): image '\(path)' cannot be read: \(reason)"
         case .imageMismatch(let id, let file, let field, let expected, let actual):

@@ -30,7 +30,7 @@ extension MachineOutput {
 /// The facts about the current part that every machine needs.
 struct PartContext: Equatable, Sendable {
     /// The part being sent.
-    var part: FirmwarePart
+    var part: DFUFirmware.Part
     /// Its 1-based number.
     var number: Int
     /// The number of parts.

@@ -69,8 +69,8 @@ package enum HexConverterError: Error, Sendable, Equatable, CustomStringConverti
                 + "\(hex(first, width: 2)) on line \(firstLine)"
         case .imageTooLarge(let source, let low, let high, let limit):
             return "\(source): data at \(low) and at \(high) would make a binary image over "
-                + "\(limit >> 20) MiB; crop it with --end \(hex(high.start & 0xF000_0000, width: 8)) "
-                + "or use --nordic to drop the MBR and UICR regions"
+                + "\(limit >> 20) MiB; crop it at \(hex(high.start & 0xF000_0000, width: 8)) (BinaryImageOptions.end) "
+                + "or drop the MBR and UICR regions (BinaryImageOptions.followsNordicTools)"
         case .noData(let source, let range):
             return "\(source): no data records \(range)"
         }

@@ -126,7 +126,7 @@ public final class BluetoothFleet: Sendable {
         let label = "\(parsed) via \(chosen.interfaceName)"
         let dfu: UpdateTarget.Run = { firmware, updateOptions, onEvent throws(UpdateError) in
             let transportOptions = BluetoothDevices.transportOptions(options, update: updateOptions)
-            let input = try UpdateError.wrapping { try firmware.dfuInput(defaultProtocol: nil) }
+            let dfuFirmware = try UpdateError.wrapping { try firmware.dfuFirmware(defaultProtocol: nil) }
             // One transport per device on the fleet's one client (and its one D-Bus connection).
             let transport: BlueZGATTTransport
             do {
@@ -136,7 +136,8 @@ public final class BluetoothFleet: Sendable {
                 throw UpdateError(error, status: .unavailable)
             }
             return try await DFUSession.run(
-                input, to: parsed, named: label, over: transport, configuration: updateOptions.dfuConfiguration,
+                dfuFirmware, input: firmware.name, to: parsed, named: label, over: transport,
+                configuration: updateOptions.dfuConfiguration,
                 onEvent: onEvent)
         }
         let smp: UpdateTarget.Run = { firmware, updateOptions, onEvent throws(UpdateError) in
@@ -153,8 +154,9 @@ public final class BluetoothFleet: Sendable {
             defer { gatt.client.connection.close() }
             var configuration = updateOptions.smpConfiguration
             if let timeout = updateOptions.timeoutSeconds { configuration.connectionTimeout = .seconds(timeout) }
+            let (images, package) = try firmware.mcubootImages(for: label)
             return try await SMPSession.run(
-                try firmware.mcubootInput(for: label), named: label,
+                images, package: package, named: label,
                 over: BlueZSMPTransport(gatt: gatt, request: ConnectionRequest(address: parsed)),
                 configuration: configuration, onEvent: onEvent)
         }

@@ -86,8 +86,9 @@ struct BluetoothUpdate {
         let device = try await openDevice()
         var configuration = update.smpConfiguration
         if let timeout = update.timeoutSeconds { configuration.connectionTimeout = .seconds(timeout) }
+        let (images, package) = try firmware.mcubootImages(for: device.label)
         return try await SMPSession.run(
-            try firmware.mcubootInput(for: device.label), named: device.label,
+            images, package: package, named: device.label,
             over: BlueZSMPTransport(gatt: device.transport, request: ConnectionRequest(address: device.address)),
             configuration: configuration, onEvent: onEvent)
     }
@@ -95,11 +96,11 @@ struct BluetoothUpdate {
     /// nRF5 DFU, Secure or legacy, as the device offers.
     func runDFU(_ firmware: Firmware, _ onEvent: (UpdateEvent) -> Void) async throws(UpdateError) -> UpdateSummary {
         // The input first: a bad file fails before any radio work.
-        let input = try UpdateError.wrapping { try firmware.dfuInput(defaultProtocol: nil) }
+        let dfuFirmware = try UpdateError.wrapping { try firmware.dfuFirmware(defaultProtocol: nil) }
         let device = try await openDevice()
         let transport = device.transport
         return try await DFUSession.run(
-            input, to: device.address, named: device.label, over: transport,
+            dfuFirmware, input: firmware.name, to: device.address, named: device.label, over: transport,
             configuration: update.dfuConfiguration,
             describeLink: {
                 let paths = transport.paths
@@ -207,7 +208,7 @@ package enum BluetoothDevices {
         case 0:
             throw UpdateError(
                 DeviceNameFailure.notFound(name: name, adapter: adapter.interfaceName, seconds: max(limit, 3)),
-                status: .unavailable)
+                status: .unavailable, mentioning: [.longerSearch])
         case 1:
             return matches[0].address
         default:
@@ -216,14 +217,15 @@ package enum BluetoothDevices {
             }
             throw UpdateError(
                 DeviceNameFailure.ambiguous(name: name, adapter: adapter.interfaceName, devices: listed),
-                status: .usage)
+                status: .usage, mentioning: [.deviceAddress])
         }
     }
 }
 
 /// No device, or more than one, advertised the name a target was asked for by.
 ///
-/// The messages keep `nrfloader`'s words (its `--wait` and `--target` options), which its tests pin.
+/// The messages name the search timeout and the address as this library's options; `nrfloader` renders those
+/// mentions as its `--wait` and `--target` options.
 struct DeviceNameFailure: Error, CustomStringConvertible {
     private enum Kind {
         case notFound(seconds: Int)
@@ -247,10 +249,11 @@ struct DeviceNameFailure: Error, CustomStringConvertible {
     var description: String {
         switch kind {
         case .notFound(let seconds):
-            "no device advertising the name '\(name)' seen on \(adapter) in \(seconds) s (--wait waits longer)"
+            "no device advertising the name '\(name)' seen on \(adapter) in \(seconds) s (a longer "
+                + "BluetoothOptions.searchTimeout waits longer)"
         case .ambiguous(let devices):
             "\(devices.count) devices advertise the name '\(name)' on \(adapter): \(devices.joined(separator: ", ")); "
-                + "choose one with --target ADDRESS"
+                + "choose one by its address"
         }
     }
 }

@@ -1,6 +1,5 @@
 package import DFUPackage
 package import DFUSigning
-import FirmwareInput
 
 /// What inspecting an nRF5 DFU package (`.zip`) shows: its format and, for each part, its files, sizes, decoded
 /// init packet and signature.

@@ -2,7 +2,6 @@ import Checksums
 package import DFUController
 package import DFUTargetAdapter
 package import DeviceLink
-package import FirmwareInput
 import HexConverter
 
 /// One nRF5 DFU update over any GATT transport (BlueZ, a serial port, the simulator): the engine run, with its
@@ -12,6 +11,7 @@ package enum DFUSession {
     ///
     /// - Parameters:
     ///   - firmware: The firmware, init packets made.
+    ///   - input: The input's name, as the begin event gives it.
     ///   - address: The device's address (a serial port's placeholder).
     ///   - targetName: The device as the events name it.
     ///   - transport: The open link.
@@ -21,13 +21,14 @@ package enum DFUSession {
     /// - Returns: What the device confirmed.
     /// - Throws: ``UpdateError`` wrapping an ``UpdateFailure``.
     package static func run<Transport: GATTTransport>(
-        _ firmware: FirmwareInput, to address: BluetoothAddress, named targetName: String, over transport: Transport,
+        _ firmware: DFUFirmware, input: String, to address: BluetoothAddress, named targetName: String,
+        over transport: Transport,
         configuration: DFUConfiguration, describeLink: (@Sendable () -> String)? = nil,
         onEvent: (UpdateEvent) -> Void
     ) async throws(UpdateError) -> UpdateSummary {
         let started = ContinuousClock.now
-        onEvent(.begin(plan(firmware, target: targetName)))
-        let controller = DFUController(firmware: firmware.firmware, target: address, configuration: configuration)
+        onEvent(.begin(plan(firmware, input: input, target: targetName)))
+        let controller = DFUController(firmware: firmware, target: address, configuration: configuration)
         var deviceWasReached = false
         let outcome = await DFUTargetAdapter(transport: transport, controller: controller).run { event in
             switch event {
@@ -49,13 +50,13 @@ package enum DFUSession {
         }
     }
 
-    /// The begin event of `firmware`.
-    package static func plan(_ firmware: FirmwareInput, target: String) -> UpdatePlan {
-        let parts = firmware.firmware.parts
+    /// The begin event of `firmware`, from the input named `input`.
+    package static func plan(_ firmware: DFUFirmware, input: String, target: String) -> UpdatePlan {
+        let parts = firmware.parts
         let json = JSONValue.event(
             "begin",
             [
-                "input": .string(firmware.name), "target": .string(target),
+                "input": .string(input), "target": .string(target),
                 "parts": .array(
                     parts.map {
                         .object([
@@ -66,12 +67,12 @@ package enum DFUSession {
             ])
         let sizes = parts.map { "\($0.imageType) \($0.image.count) bytes" }.joined(separator: ", ")
         return UpdatePlan(
-            input: firmware.name, target: target, updateProtocol: "dfu",
+            input: input, target: target, updateProtocol: "dfu",
             parts: parts.map {
                 UpdatePlan.Part(
                     type: $0.imageType.description, size: $0.image.count, initPacketSize: $0.initPacket.count)
             },
-            summary: "uploading \(firmware.name) to \(target): \(sizes)", json: json)
+            summary: "uploading \(input) to \(target): \(sizes)", json: json)
     }
 
     /// The result of a completed DFU.

@@ -32,7 +32,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     public var meaning: String {
         switch self {
         case .success: "success"
-        case .usage: "usage: unknown option, bad value, missing argument, ambiguous --name"
+        case .usage: "usage: unknown option, bad value, missing argument, ambiguous device name"
         case .dataError: "bad input data: hex, zip, catalog or init packet"
         case .noInput: "input missing or unreadable"
         case .unavailable: "unavailable: no BlueZ, no adapter, device not found"

@@ -1,10 +1,10 @@
 package import Catalog
 import DFUPackage
 import DFUSigning
-package import FirmwareInput
 import FoundationEssentials
 package import MCUbootImage
 import MCUbootPackage
+package import SMP
 
 /// Firmware to update a device with: an nrfutil package (`.zip`), an Intel HEX file, a binary image (`.bin`), a
 /// signed MCUboot image, an nRF Connect SDK `dfu_application.zip`, or an entry of the embedded catalog: every input
@@ -19,8 +19,9 @@ public struct Firmware: Sendable {
         case dfu(bytes: [UInt8])
         /// For nRF5 DFU: the catalog entry an id named (its init packets are made from its fields).
         case catalogEntry(CatalogEntry)
-        /// For SMP: the checked MCUboot image or images.
-        case mcuboot(SMPUpdateInput)
+        /// For SMP: the checked MCUboot image or images, as the upload sends them, and the package's name when they
+        /// come from an nRF Connect SDK package (whose events name each image) rather than a lone image.
+        case mcuboot([SMPImageUpload], package: String?)
     }
 
     /// The input's name: its path, `<stdin>`, its catalog id, or the name given with the bytes.
@@ -56,9 +57,12 @@ public struct Firmware: Sendable {
                 let image = try UpdateError.wrapping {
                     try Self.checkedMCUbootImage(entry.image, file: entry.id, options)
                 }
-                content = .mcuboot(SMPUpdateInput(image: image, number: mcuboot.imageNumber))
+                let images = try UpdateError.wrapping {
+                    try SMPImageUpload.images(of: image, number: options.mcubootImageNumber ?? mcuboot.imageNumber)
+                }
+                content = .mcuboot(images, package: nil)
             }
-            self.init(name: entry.id, source: input, content: content, options: options)
+            try self.init(name: entry.id, source: input, content: content, options: options)
             return
         }
         let bytes = try UpdateError.wrapping { try InputFile(path: input).readAll() }
@@ -78,11 +82,35 @@ public struct Firmware: Sendable {
         try self.init(bytes: bytes, name: name, source: name, options: options)
     }
 
-    private init(name: String, source: String, content: Content, options: FirmwareOptions) {
+    private init(name: String, source: String, content: Content, options: FirmwareOptions) throws(UpdateError) {
         self.name = name
         self.source = source
         self.content = content
         self.options = options
+        try checkImageNumber()
+    }
+
+    /// Refuses an image number for firmware that has none to choose: a package names its images' numbers, and
+    /// nRF5 DFU has none.
+    private func checkImageNumber() throws(UpdateError) {
+        guard let number = options.mcubootImageNumber else { return }
+        guard (0...15).contains(number) else {
+            throw UpdateError(
+                OptionError(message: "the MCUboot image number must be 0 to 15, not \(number)"), status: .usage)
+        }
+        switch content {
+        case .mcuboot(_, package: nil): return
+        case .mcuboot(_, package: .some):
+            throw UpdateError(
+                OptionError(
+                    message: "'\(name)' is an nRF Connect SDK package, whose manifest gives each image its number; "
+                        + "an image number applies to a lone MCUboot image"), status: .usage)
+        case .dfu, .catalogEntry:
+            throw UpdateError(
+                OptionError(
+                    message: "'\(name)' is nRF5 DFU firmware, which has no image numbers; an image number applies "
+                        + "to a lone MCUboot image"), status: .usage)
+        }
     }
 
     private init(bytes: [UInt8], name: String, source: String, options: FirmwareOptions) throws(UpdateError) {
@@ -92,16 +120,19 @@ public struct Firmware: Sendable {
         let magic = MCUbootImageHeader.magic
         let littleEndian = (0..<4).map { UInt8(truncatingIfNeeded: magic >> (8 * $0)) }
         if MCUbootPackage.isPackage(bytes) {
+            let package = try UpdateError.wrapping { try Self.checkedPackage(bytes, file: name, options) }
             content = .mcuboot(
-                SMPUpdateInput(
-                    package: try UpdateError.wrapping { try Self.checkedPackage(bytes, file: name, options) }))
+                try UpdateError.wrapping { try SMPImageUpload.images(of: package) }, package: package.archive)
         } else if bytes.starts(with: littleEndian) {
+            let image = try UpdateError.wrapping { try Self.checkedMCUbootImage(bytes, file: name, options) }
             content = .mcuboot(
-                SMPUpdateInput(
-                    image: try UpdateError.wrapping { try Self.checkedMCUbootImage(bytes, file: name, options) }))
+                try UpdateError.wrapping {
+                    try SMPImageUpload.images(of: image, number: options.mcubootImageNumber ?? 0)
+                }, package: nil)
         } else {
             content = .dfu(bytes: bytes)
         }
+        try checkImageNumber()
     }
 
     /// The images an nRF5 DFU update of this firmware sends, in order, with the size of each init packet: what a
@@ -114,54 +145,37 @@ public struct Firmware: Sendable {
     /// - Returns: The parts, as each device's ``UpdateEvent/begin(_:)`` names them.
     /// - Throws: ``UpdateError``: MCUboot firmware (``isMCUboot``), a bad key, init packet field or signature.
     public func dfuParts() throws(UpdateError) -> [UpdatePlan.Part] {
-        let input = try UpdateError.wrapping { try dfuInput(defaultProtocol: nil) }
-        return DFUSession.plan(input, target: "").parts
+        let firmware = try UpdateError.wrapping { try dfuFirmware(defaultProtocol: nil) }
+        return DFUSession.plan(firmware, input: name, target: "").parts
     }
 
     /// The signed MCUboot image of firmware that is one lone image (not an nRF Connect SDK package), or `nil`.
     public var mcubootImage: MCUbootImageInfo? {
-        guard case .mcuboot(let input) = content, !input.isPackage, let only = input.images.first else { return nil }
-        return MCUbootImageInfo(image: only.image, key: nil)
+        guard case .mcuboot(let images, package: nil) = content, let only = images.first,
+            let image = try? MCUbootImage(bytes: only.bytes, file: only.name)
+        else { return nil }
+        return MCUbootImageInfo(image: image, key: nil)
     }
 
-    /// The firmware as nRF5 DFU takes it, with init packets generated for `defaultProtocol` when the options name
-    /// none (`nil`: both protocols, the device decides), and signatures checked with the verification key.
-    ///
-    /// - Throws: The input's own parse and signature errors, and ``FileFailure`` for a key file.
-    package func dfuInput(defaultProtocol: FirmwareInput.ProtocolFamily?) throws -> FirmwareInput {
-        if case .mcuboot = content { throw FirmwareInputError.mcubootImage(id: name) }
-        let generation = try options.generationOptions(defaultProtocol: defaultProtocol)
-        let input: FirmwareInput
-        switch content {
-        case .mcuboot: throw FirmwareInputError.mcubootImage(id: name)
-        case .catalogEntry(let entry): input = try FirmwareInput(entry: entry, options: generation)
-        case .dfu(let bytes):
-            switch ImageFormat(path: source, contents: bytes) {
-            case .package: input = try FirmwareInput(zip: bytes, name: name)
-            case .intelHex: input = try FirmwareInput(hex: bytes, name: name, options: generation)
-            case .binary: input = try FirmwareInput(binary: bytes, name: name, options: generation)
-            }
-        }
-        try options.verifySignatures(of: input)
-        return input
-    }
-
-    /// The firmware as SMP takes it, for a target named `target` that speaks nothing else.
+    /// The images as SMP sends them, and the package's name when they come from one, for a target named `target`
+    /// that speaks nothing else.
     ///
     /// - Throws: For an nRF5 DFU input: the MCUboot parser's message for a file that is neither, else
     ///   the input's name and the target's, with a usage status.
-    package func mcubootInput(for target: String) throws(UpdateError) -> SMPUpdateInput {
+    package func mcubootImages(for target: String) throws(UpdateError) -> (images: [SMPImageUpload], package: String?) {
         switch content {
-        case .mcuboot(let input): return input
+        case .mcuboot(let images, let package): return (images, package)
         case .catalogEntry:
-            throw UpdateError(DFUInputForSMPTarget(input: source, target: target), status: .usage)
+            throw UpdateError(
+                DFUInputForSMPTarget(input: source, target: target), status: .usage, mentioning: [.simulatedDFUTargets])
         case .dfu(let bytes):
             try UpdateError.wrapping {
                 // An nrfutil zip gets the package reader's own message; any other file the image parser's.
                 if bytes.starts(with: [0x50, 0x4B]) { _ = try Self.checkedPackage(bytes, file: name, options) }
                 _ = try Self.checkedMCUbootImage(bytes, file: name, options)
             }
-            throw UpdateError(DFUInputForSMPTarget(input: source, target: target), status: .usage)
+            throw UpdateError(
+                DFUInputForSMPTarget(input: source, target: target), status: .usage, mentioning: [.simulatedDFUTargets])
         }
     }
 
@@ -220,15 +234,19 @@ public struct FirmwareOptions: Sendable {
     public var catalogFile: String?
     /// Whether entries of ``catalogFile`` replace embedded entries with the same id.
     public var catalogReplacesEmbedded = false
+    /// The image number a lone signed MCUboot image is sent to (`mcumgr image upload -n`).
+    ///
+    /// 1 for the nRF5340's network core, 3 for its network core in MCUboot serial recovery; `nil`: 0, or the catalog
+    /// entry's. An nRF Connect SDK package names each image's number itself, and nRF5 DFU has none; both are
+    /// refused with it.
+    public var mcubootImageNumber: Int?
 
     /// Options that generate nothing special: the catalog's or the protocol's defaults.
     public init() {}
 
-    package func generationOptions(defaultProtocol: FirmwareInput.ProtocolFamily?) throws
-        -> FirmwareInput.GenerationOptions
-    {
-        var options = FirmwareInput.GenerationOptions()
-        options.protocolFamily = dfuProtocol.map { $0 == .secure ? .secure : .legacy } ?? defaultProtocol
+    func generationOptions(defaultProtocol: DFUProtocol?) throws -> DFUGenerationOptions {
+        var options = DFUGenerationOptions()
+        options.protocolFamily = dfuProtocol ?? defaultProtocol
         options.softdeviceRequired = softDeviceRequirements
         options.hardwareVersion = hardwareVersion
         options.firmwareVersion = firmwareVersion
@@ -241,15 +259,16 @@ public struct FirmwareOptions: Sendable {
         return options
     }
 
-    /// Checks every part's signature with ``verificationKeyFile``, before anything is sent.
-    package func verifySignatures(of input: FirmwareInput) throws {
-        guard let verifyKey = verificationKeyFile else { return }
+    /// Checks the signature of every part the packages' first would send with ``verificationKeyFile``, before
+    /// anything is sent.
+    func verifySignatures(of packages: [DFUPackage], input: String) throws {
+        guard let verifyKey = verificationKeyFile, let package = packages.first else { return }
         let verifier = try InitPacketVerifier(keyFile: try InputFile(path: verifyKey).readAll(), file: verifyKey)
-        for part in input.package.parts {
-            let check = try verifier.check(part, packageName: input.name)
+        for part in package.parts {
+            let check = try verifier.check(part, packageName: input)
             guard check == .valid else {
                 throw FirmwareInputError.signature(
-                    input: input.name, part: part.datFile,
+                    input: input, part: part.datFile,
                     problem: check == .unsigned
                         ? "is missing (the package is unsigned)" : "does not verify with '\(verifyKey)'")
             }
@@ -294,13 +313,13 @@ package enum FirmwareCatalogLoader {
 
 /// The input is an nRF5 DFU image and the target speaks SMP only (`sim:smp`).
 ///
-/// The message names `nrfloader`'s simulated targets: the one target that speaks SMP alone is its `sim:smp`.
+/// The message names the simulated targets: the one target that speaks SMP alone is `sim:smp`.
 private struct DFUInputForSMPTarget: Error, CustomStringConvertible {
     var input: String
     var target: String
 
     var description: String {
-        "'\(input)' is an nRF5 DFU image, and \(target) takes MCUboot images over SMP (for nRF5 DFU use --target "
-            + "sim, sim:legacy or sim:buttonless)"
+        "'\(input)' is an nRF5 DFU image, and \(target) takes MCUboot images over SMP (for nRF5 DFU use a simulated "
+            + "DFU device: sim, sim:legacy or sim:buttonless)"
     }
 }

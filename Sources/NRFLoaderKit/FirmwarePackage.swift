@@ -163,9 +163,40 @@ public struct FirmwarePackage: Sendable {
         built.entries.map(\.name).filter { !$0.hasSuffix(".dat") && $0 != "manifest.json" }
     }
 
+    /// A warning nrfutil prints for a package's options.
+    public enum Warning: Sendable, Equatable, CustomStringConvertible {
+        /// ``SecureOptions/isDebug``: only a debug bootloader takes the package.
+        case debugMode
+        /// No signing key: the package is unsigned, for open bootloaders only.
+        case unsigned
+        /// Both ``SecureOptions/applicationVersion`` and ``SecureOptions/applicationVersionString``: the string is
+        /// used.
+        case bothApplicationVersions
+
+        init(_ warning: PackageWarning) {
+            switch warning {
+            case .debugMode: self = .debugMode
+            case .unsigned: self = .unsigned
+            case .bothApplicationVersions: self = .bothApplicationVersions
+            }
+        }
+
+        /// The warning in this library's words, one line starting with `warning: `.
+        public var description: String {
+            switch self {
+            case .debugMode: PackageWarning.debugMode.description
+            case .unsigned: PackageWarning.unsigned.description
+            case .bothApplicationVersions: PackageWarning.bothApplicationVersions.description
+            }
+        }
+    }
+
     /// The warnings nrfutil prints for these options (debug mode, no signing key, both version options), one line
-    /// each.
-    public var warnings: [String] { built.warnings }
+    /// each, in this library's words.
+    public var warnings: [String] { built.warnings.map(\.description) }
+
+    /// The same warnings, typed, for a front end that names the options its own way.
+    public var warningKinds: [Warning] { built.warnings.map(Warning.init) }
 
     /// The package as a zip archive.
     ///

@@ -11,10 +11,12 @@ public enum NrfutilInteger {
     /// - Returns: The value.
     /// - Throws: ``UpdateError`` (``ExitStatus/usage``) naming `name` and the text.
     public static func parse(_ text: String, name: String) throws(UpdateError) -> UInt32 {
-        try UpdateError.wrapping { UInt32(try NordicInteger.parse(text, option: name)) }
+        do throws(NumberFault) { return UInt32(try NordicInteger.parse(text)) } catch {
+            throw UpdateError(OptionError(message: "\(name): \(error)"), status: .usage)
+        }
     }
 
-    /// Parses a version string `x.y.z` as nrfutil's `--application-version-string` does: `x * 10000 + y * 100 + z`.
+    /// Parses a version string `x.y.z` as nrfutil's application version string: `x * 10000 + y * 100 + z`.
     ///
     /// - Parameters:
     ///   - text: The version string, such as `1.2.3`.
@@ -23,6 +25,8 @@ public enum NrfutilInteger {
     /// - Throws: ``UpdateError`` (``ExitStatus/usage``) unless the text is three decimal numbers whose sum fits 32
     ///   bits.
     public static func parseVersionString(_ text: String, name: String) throws(UpdateError) -> UInt32 {
-        try UpdateError.wrapping { try NordicInteger.versionString(text, option: name) }
+        do throws(NumberFault) { return try NordicInteger.versionString(text) } catch {
+            throw UpdateError(OptionError(message: "\(name): \(error)"), status: .usage)
+        }
     }
 }

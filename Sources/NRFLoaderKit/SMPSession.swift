@@ -7,10 +7,11 @@ package import SMPTargetAdapter
 /// One SMP (MCUmgr) update over any SMP transport: every image of the input in one session, with the SMP machine's
 /// progress turned into the same ``UpdateEvent``s as a DFU's, one part per image.
 package enum SMPSession {
-    /// Runs the SMP machine for `input` over `transport`.
+    /// Runs the SMP machine for `images` over `transport`.
     ///
     /// - Parameters:
-    ///   - input: The checked image or package.
+    ///   - images: The checked images, in the order they are sent.
+    ///   - package: The name of the package they come from, `nil` for a lone image.
     ///   - targetName: The target as the begin event names it.
     ///   - transport: The link.
     ///   - configuration: The policy.
@@ -18,13 +19,12 @@ package enum SMPSession {
     /// - Returns: What the device reported.
     /// - Throws: ``UpdateError`` wrapping an ``UpdateFailure`` when the update did not reach the asked-for state.
     package static func run<Transport: SMPTransport>(
-        _ input: SMPUpdateInput, named targetName: String, over transport: Transport,
+        _ images: [SMPImageUpload], package: String?, named targetName: String, over transport: Transport,
         configuration: SMPUploadConfiguration, onEvent: (UpdateEvent) -> Void
     ) async throws(UpdateError) -> UpdateSummary {
         let started = ContinuousClock.now
-        let uploader = SMPUploader(
-            images: try UpdateError.wrapping { try input.uploads() }, configuration: configuration)
-        onEvent(.begin(SMPUploadSummary.plan(input, target: targetName)))
+        let uploader = SMPUploader(images: images, configuration: configuration)
+        onEvent(.begin(SMPUploadSummary.plan(images, package: package, target: targetName)))
         var reporter = SMPProgressReporter()
         let outcome = await SMPTargetAdapter(transport: transport, uploader: uploader).run { event in
             switch event {
@@ -34,7 +34,8 @@ package enum SMPSession {
         }
         switch outcome {
         case .completed(let result):
-            let summary = SMPUploadSummary.summary(result, input: input, elapsed: started.duration(to: .now))
+            let summary = SMPUploadSummary.summary(
+                result, images: images, package: package, elapsed: started.duration(to: .now))
             onEvent(.result(summary))
             return summary
         case .failed(let error, let reached):

@@ -1,4 +1,3 @@
-import MCUbootImage
 package import SMP
 
 /// The begin and result events of an SMP update.
@@ -6,68 +5,70 @@ package import SMP
 /// A lone image keeps its one-part form; a package names each image (its number, entry, version and size) in the
 /// begin event and in the result.
 package enum SMPUploadSummary {
-    /// The begin event of `input`.
-    package static func plan(_ input: SMPUpdateInput, target: String) -> UpdatePlan {
-        let parts = input.images.map { UpdatePlan.Part(type: "application", size: $0.image.bytes.count) }
-        guard input.isPackage else {
-            let image = input.images[0].image
+    /// The begin event of an update that sends `images`, from the package named `package` or a lone image.
+    package static func plan(_ images: [SMPImageUpload], package: String?, target: String) -> UpdatePlan {
+        let parts = images.map { UpdatePlan.Part(type: "application", size: $0.bytes.count) }
+        guard let package else {
+            let image = images[0]
             return UpdatePlan(
-                input: image.file, target: target, updateProtocol: "smp", parts: parts,
-                summary: "uploading \(image.file) (MCUboot image \(image.header.version), \(image.bytes.count) bytes) "
+                input: image.name, target: target, updateProtocol: "smp", parts: parts,
+                summary: "uploading \(image.name) (MCUboot image \(image.version), \(image.bytes.count) bytes) "
                     + "to \(target) over SMP",
                 json: .event(
                     "begin",
                     [
-                        "input": .string(image.file), "target": .string(target), "protocol": .string("smp"),
+                        "input": .string(image.name), "target": .string(target), "protocol": .string("smp"),
                         "parts": .array([
                             .object([
                                 "type": .string("application"), "size": .int(image.bytes.count),
-                                "version": .string(image.header.version.description),
-                                "hash": .string(lowercaseHex(image.storedHash ?? [])),
+                                "version": .string(image.version), "hash": .string(lowercaseHex(image.hash)),
                             ])
                         ]),
                     ]))
         }
-        let described = input.images.enumerated().map { index, entry in
-            "part \(index + 1)/\(input.images.count) image \(entry.number) '\(entry.name)' "
-                + "(\(entry.image.header.version), \(entry.image.bytes.count) bytes)"
+        let described = images.enumerated().map { index, entry in
+            "part \(index + 1)/\(images.count) image \(entry.image) '\(entry.name)' "
+                + "(\(entry.version), \(entry.bytes.count) bytes)"
         }
         return UpdatePlan(
-            input: input.name, target: target, updateProtocol: "smp", parts: parts,
-            summary: "uploading \(input.name) (\(input.images.count) MCUboot "
-                + (input.images.count == 1 ? "image" : "images") + ") to \(target) over SMP: "
+            input: package, target: target, updateProtocol: "smp", parts: parts,
+            summary: "uploading \(package) (\(images.count) MCUboot "
+                + (images.count == 1 ? "image" : "images") + ") to \(target) over SMP: "
                 + described.joined(separator: ", "),
             json: .event(
                 "begin",
                 [
-                    "input": .string(input.name), "target": .string(target), "protocol": .string("smp"),
+                    "input": .string(package), "target": .string(target), "protocol": .string("smp"),
                     "parts": .array(
-                        input.images.map { entry in
+                        images.map { entry in
                             .object([
-                                "type": .string("application"), "image": .int(entry.number),
-                                "file": .string(entry.name), "size": .int(entry.image.bytes.count),
-                                "version": .string(entry.image.header.version.description),
-                                "hash": .string(lowercaseHex(entry.image.storedHash ?? [])),
+                                "type": .string("application"), "image": .int(entry.image),
+                                "file": .string(entry.name), "size": .int(entry.bytes.count),
+                                "version": .string(entry.version), "hash": .string(lowercaseHex(entry.hash)),
                             ])
                         }),
                 ]))
     }
 
-    /// The result of a completed SMP update of `input`.
-    package static func summary(_ result: SMPUploadResult, input: SMPUpdateInput, elapsed: Duration) -> UpdateSummary {
-        guard input.isPackage else {
+    /// The result of a completed SMP update of `images`, from the package named `package` or a lone image.
+    package static func summary(
+        _ result: SMPUploadResult, images: [SMPImageUpload], package: String?, elapsed: Duration
+    ) -> UpdateSummary {
+        guard let package else {
             let slot = result.slot
+            let number = images[0].image
             let part = UpdateSummary.Part(
                 name: "image \(result.slot.slot)", bytesConfirmed: result.bytesUploaded, crc32: nil, hash: slot.hash,
                 summary: "image \(slot.version) (hash \(lowercaseHex(slot.hash.prefix(8)))…) "
-                    + "\(result.outcome.rawValue) by the device: slot \(slot.slot), \(slot.flagsDescription); "
+                    + "\(result.outcome.rawValue) by the device: \(number == 0 ? "" : "image \(number) ")slot "
+                    + "\(slot.slot), \(slot.flagsDescription); "
                     + "\(result.bytesUploaded) bytes uploaded")
             return UpdateSummary(
                 parts: [part], elapsed: elapsed, json: .object(resultMembers(result)), detail: .smp(result))
         }
-        let names = Dictionary(input.images.map { ($0.number, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let names = Dictionary(images.map { ($0.image, $0.name) }, uniquingKeysWith: { first, _ in first })
         var members = resultMembers(result)
-        members["input"] = .string(input.name)
+        members["input"] = .string(package)
         members["images"] = .array(
             result.images.map { image in
                 var members = slotMembers(image.slot)
@@ -91,7 +92,7 @@ package enum SMPUploadSummary {
 
     /// The result object's members every SMP update has: the (first) image's state and slot, and the session.
     private static func resultMembers(_ result: SMPUploadResult) -> [String: JSONValue] {
-        [
+        var members: [String: JSONValue] = [
             "schema": .int(JSONValue.schemaVersion), "event": .string("result"), "protocol": .string("smp"),
             "state": .string(result.outcome.rawValue), "bytes_uploaded": .int(result.bytesUploaded),
             "image": .object(slotMembers(result.slot)),
@@ -102,6 +103,11 @@ package enum SMPUploadSummary {
                 "requests_in_flight": .int(result.requestsInFlight), "reconnects": .int(result.reconnects),
             ]),
         ]
+        if result.viaSerialRecovery, case .object(var smp)? = members["smp"] {
+            smp["serial_recovery"] = .bool(true)
+            members["smp"] = .object(smp)
+        }
+        return members
     }
 
     /// A slot's members in JSON: the `image list` verb's, and the result's.

@@ -82,13 +82,13 @@ extension UpdateTarget {
             openManagementLink: { _ throws(UpdateError) in UDPSMPTransport(options: transport) },
             dfu: nil,
             smp: { firmware, updateOptions, onEvent throws(UpdateError) in
-                let input = try firmware.mcubootInput(for: name)
+                let (images, package) = try firmware.mcubootImages(for: name)
                 var configuration = updateOptions.smpConfiguration
                 if updateOptions.timeout == nil { configuration.responseTimeout = .seconds(2) }
                 if let timeout = updateOptions.timeoutSeconds { configuration.connectionTimeout = .seconds(timeout) }
                 return try await SMPSession.run(
-                    input, named: name, over: UDPSMPTransport(options: transport), configuration: configuration,
-                    onEvent: onEvent)
+                    images, package: package, named: name, over: UDPSMPTransport(options: transport),
+                    configuration: configuration, onEvent: onEvent)
             })
     }
 }

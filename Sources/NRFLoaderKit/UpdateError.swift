@@ -2,7 +2,6 @@ import Catalog
 import DFUController
 import DFUPackage
 import DFUSigning
-import FirmwareInput
 import HexConverter
 import MCUbootImage
 import MCUbootPackage
@@ -25,6 +24,19 @@ public struct UpdateError: Error, Sendable, CustomStringConvertible {
     public let deviceWasReached: Bool
     /// The engine's own error, for this package's command line.
     package let underlying: any Error & Sendable
+    /// The option value or combination that package or settings generation refused, typed; `nil` for any other
+    /// error.
+    public let packagingProblem: PackagingProblem?
+    /// The message cut into its own text and its mentions of settings, for ``message(naming:)``.
+    let pieces: [Piece]
+
+    /// The settings the message names, in order (see ``message(naming:)``).
+    public var mentions: [Mention] {
+        pieces.compactMap { piece in
+            guard case .mention(let mention) = piece else { return nil }
+            return mention
+        }
+    }
 
     /// The message.
     public var description: String { message }
@@ -33,12 +45,33 @@ public struct UpdateError: Error, Sendable, CustomStringConvertible {
     public var isCancellation: Bool { exitStatus == .interrupted }
 
     package init(_ error: any Error & Sendable, status: ExitStatus? = nil, deviceWasReached: Bool = false) {
+        self.init(error, status: status, deviceWasReached: deviceWasReached, mentioning: [])
+    }
+
+    /// An engine error whose message names settings: `mentions`, searched for in order in the message, and those the
+    /// engine error's type says it may hold.
+    ///
+    /// - Parameters:
+    ///   - error: The error.
+    ///   - status: The exit status; `nil` for the one the error's type maps to.
+    ///   - deviceWasReached: Whether any connection succeeded.
+    ///   - mentions: The settings the message names, in their order.
+    package init(
+        _ error: any Error & Sendable, status: ExitStatus? = nil, deviceWasReached: Bool = false,
+        mentioning mentions: [Mention]
+    ) {
         if let error = error as? UpdateError {
-            self = error
+            self = error.mentioning(mentions)
             return
         }
         underlying = error
         message = "\(error)"
+        if case PackageBuilderError.options(let problem) = error {
+            packagingProblem = PackagingProblem(problem)
+        } else {
+            packagingProblem = nil
+        }
+        pieces = Self.pieces(of: message, mentioning: mentions + Mention.candidates(of: error))
         exitStatus = status ?? ExitStatus.of(error) ?? .software
         if let failure = error as? UpdateFailure {
             self.deviceWasReached = failure.deviceWasReached
@@ -63,6 +96,24 @@ public struct UpdateError: Error, Sendable, CustomStringConvertible {
     private struct Reported: Error, CustomStringConvertible {
         var message: String
         var description: String { message }
+    }
+
+    /// The same error, with `mentions` searched for in its message where it names no setting yet.
+    ///
+    /// - Parameter mentions: The settings the message may name, in their order.
+    /// - Returns: The error.
+    package func mentioning(_ mentions: [Mention]) -> UpdateError {
+        guard !mentions.isEmpty, self.mentions.isEmpty else { return self }
+        return UpdateError(copying: self, pieces: Self.pieces(of: message, mentioning: mentions))
+    }
+
+    private init(copying error: UpdateError, pieces: [Piece]) {
+        message = error.message
+        exitStatus = error.exitStatus
+        deviceWasReached = error.deviceWasReached
+        underlying = error.underlying
+        packagingProblem = error.packagingProblem
+        self.pieces = pieces
     }
 
     /// Runs `body`, turning whatever it throws into an update error.

@@ -1,6 +1,5 @@
 import DFUController
 import DeviceLink
-import FirmwareInput
 import NRFLoaderKit
 import SerialDFU
 import SerialLine
@@ -12,7 +11,7 @@ struct LegacySerialUpdate {
     var options: SerialPortOptions
     var update: UpdateOptions
 
-    func run(_ input: FirmwareInput, parts: [FirmwarePart], _ onEvent: (UpdateEvent) -> Void)
+    func run(_ firmware: DFUFirmware, input: String, parts: [DFUFirmware.Part], _ onEvent: (UpdateEvent) -> Void)
         async throws(UpdateError) -> UpdateSummary
     {
         if let rate = options.touchBaudRate {
@@ -27,12 +26,12 @@ struct LegacySerialUpdate {
         if let timeout = update.timeoutSeconds { configuration.acknowledgementTimeout = .seconds(timeout) }
         if let retries = update.retries { configuration.attempts = retries }
         let started = ContinuousClock.now
-        var plan = DFUSession.plan(input, target: path)
+        var plan = DFUSession.plan(firmware, input: input, target: path)
         plan = UpdatePlan(
             input: plan.input, target: path, updateProtocol: "legacy-serial", parts: plan.parts,
-            summary: "uploading \(input.name) to \(path) (legacy serial dfu, \(parts.count) part(s))", json: plan.json)
+            summary: "uploading \(input) to \(path) (legacy serial dfu, \(parts.count) part(s))", json: plan.json)
         onEvent(.begin(plan))
-        var acknowledged: [(FirmwarePart, Int)] = []
+        var acknowledged: [(DFUFirmware.Part, Int)] = []
         var lastPercent = -1
         // The timeout is per acknowledgement here; a USB device resetting between parts may take longer.
         let session = LegacySerialSession(
@@ -88,7 +87,8 @@ struct LegacySerialUpdate {
                     .dfu(
                         .transport(
                             TransportFailure(operation: .connect, kind: .deviceNotFound, cause: failure.description))),
-                    deviceWasReached: false))
+                    deviceWasReached: false)
+            ).mentioning([.bootloaderTouch])
         case .vanished, .didNotComeBack: kind = .linkLost
         case .otherDevice: kind = .unavailable
         case .protocolFailure: kind = .timedOut

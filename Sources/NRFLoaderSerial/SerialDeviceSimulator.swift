@@ -78,7 +78,11 @@ public struct SerialDeviceSimulator: Sendable {
                 SimulatedTarget.images(of: $0.device)
             }
         case .smp:
-            let console = SMPConsoleDevice(device: device.smpDevice(), lineBuffers: smpLineBuffers)
+            // MCUboot's serial recovery decodes a packet (length field, frame, CRC) into its 1024-byte buffer
+            // (MCUBOOT_SERIAL_MAX_RECEIVE_SIZE); Zephyr's console transport into CONFIG_MCUMGR_TRANSPORT_NETBUF_SIZE.
+            let console = SMPConsoleDevice(
+                device: device.smpDevice(), bufferSize: device.smpSerialRecovery ? 1024 : 384,
+                lineBuffers: smpLineBuffers)
             // Zephyr's USB vendor id and its CDC ACM sample's product id.
             let usb = usb?.simulated(vendorID: 0x2FE3, productID: 0x0001, product: "Zephyr CDC ACM (simulated)")
             return try await serve(console, usb: usb, limit: limit, onReady: onReady) {

@@ -1,7 +1,6 @@
 import DFUController
 import DFUTargetAdapter
 import DeviceLink
-import FirmwareInput
 public import NRFLoaderKit
 import SMP
 package import SMPSerial
@@ -100,16 +99,16 @@ package enum SerialPorts {
                         .transport(
                             TransportFailure(
                                 operation: .connect, kind: .deviceNotFound,
-                                cause:
-                                    "--port auto: no Nordic or Adafruit USB serial port found (see nrfloader scan --serial)"
-                            ))),
-                    deviceWasReached: false))
+                                cause: "serial port 'auto': no Nordic or Adafruit USB serial port found (see "
+                                    + "SerialScanner)"))),
+                    deviceWasReached: false)
+            ).mentioning([.automaticSerialPort, .serialPortScan])
         default:
             let paths = candidates.map(\.path).joined(separator: ", ")
             throw UpdateError(
                 OptionError(
-                    message: "--port auto: \(candidates.count) candidate ports (\(paths)): give one with --port PATH"),
-                status: .usage)
+                    message: "serial port 'auto': \(candidates.count) candidate ports (\(paths)): give one by its path"),
+                status: .usage, mentioning: [.automaticSerialPort, .serialPortPath])
         }
     }
 
@@ -152,14 +151,14 @@ struct SerialUpdate {
 
     /// Secure serial DFU, or legacy serial DFU for a legacy-only input or when asked for.
     func runDFU(_ firmware: Firmware, _ onEvent: (UpdateEvent) -> Void) async throws(UpdateError) -> UpdateSummary {
-        let input = try UpdateError.wrapping { try firmware.dfuInput(defaultProtocol: .secure) }
+        let dfuFirmware = try UpdateError.wrapping { try firmware.dfuFirmware(defaultProtocol: .secure) }
         let path = try SerialPorts.resolve(port)
         // Legacy serial when asked for, or when the input only has legacy init packets (an Adafruit package).
-        if firmware.options.dfuProtocol == .legacy || input.firmware.parts(for: .secure) == nil,
-            let parts = input.firmware.parts(for: .legacy)
+        if firmware.options.dfuProtocol == .legacy || dfuFirmware.parts(for: .secure) == nil,
+            let parts = dfuFirmware.parts(for: .legacy)
         {
             return try await LegacySerialUpdate(path: path, options: options, update: update)
-                .run(input, parts: parts, onEvent)
+                .run(dfuFirmware, input: firmware.name, parts: parts, onEvent)
         }
         if let rate = options.touchBaudRate {
             do { try SerialDFUTransport.touch(path: path, baudRate: rate) } catch {
@@ -182,23 +181,32 @@ struct SerialUpdate {
         configuration.connectionTimeout = .seconds(update.timeoutSeconds ?? 15)
         let baud = options.baudRate
         let flowControl = options.flowControl
-        return try await DFUSession.run(
-            input, to: Self.placeholderAddress, named: path, over: transport, configuration: configuration,
-            describeLink: {
-                "link: serial \(transport.currentPath) at \(baud) baud\(flowControl ? " with RTS/CTS" : ""), "
-                    + "device mtu \(transport.deviceMTU.map(String.init) ?? "-")"
-            }, onEvent: onEvent)
+        do throws(UpdateError) {
+            return try await DFUSession.run(
+                dfuFirmware, input: firmware.name, to: Self.placeholderAddress, named: path, over: transport,
+                configuration: configuration,
+                describeLink: {
+                    "link: serial \(transport.currentPath) at \(baud) baud\(flowControl ? " with RTS/CTS" : ""), "
+                        + "device mtu \(transport.deviceMTU.map(String.init) ?? "-")"
+                }, onEvent: onEvent)
+        } catch {
+            // A device that never answers the ping may be an Adafruit board outside its bootloader.
+            throw error.mentioning([.bootloaderTouch])
+        }
     }
 
     /// SMP (MCUmgr) over Zephyr's console framing, to an application with the MCUmgr UART transport or to MCUboot's
     /// serial recovery; every image of a package in one session.
     func runSMP(_ firmware: Firmware, _ onEvent: (UpdateEvent) -> Void) async throws(UpdateError) -> UpdateSummary {
-        let input = try firmware.mcubootInput(for: port)
+        let (images, package) = try firmware.mcubootImages(for: port)
         let path = try SerialPorts.resolve(port)
         if options.touchBaudRate != nil {
             throw UpdateError(
-                OptionError(message: "--touch does not apply to an MCUboot image: '\(path)' is spoken to over SMP"),
-                status: .usage)
+                OptionError(
+                    message:
+                        "SerialPortOptions.touchBaudRate does not apply to an MCUboot image: '\(path)' is spoken to "
+                        + "over SMP"),
+                status: .usage, mentioning: [.touch])
         }
         let transportOptions = SerialPorts.smpOptions(path: path, options)
         // Before any progress: a missing port is a missing input (66), a busy or forbidden one unavailable (69).
@@ -209,7 +217,8 @@ struct SerialUpdate {
         // Lines on a console: after a lost answer, requests shrink to what Zephyr's 2 RX line buffers hold.
         configuration.link = .serialConsole
         return try await SMPSession.run(
-            input, named: path, over: SerialSMPTransport(options: transportOptions), configuration: configuration,
+            images, package: package, named: path, over: SerialSMPTransport(options: transportOptions),
+            configuration: configuration,
             onEvent: onEvent)
     }
 }

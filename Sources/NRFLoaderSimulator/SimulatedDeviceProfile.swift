@@ -43,6 +43,10 @@ public struct SimulatedDeviceProfile: Sendable {
     public var smpParameters: (bufferSize: Int, bufferCount: Int)?
     /// SMP: how the device misbehaves on purpose after a correct start, `nil` for a well-behaved device.
     public var smpMisbehaviour: SMPMisbehaviour?
+    /// SMP: whether the device starts in MCUboot's serial recovery (`boot_serial.c`): uploads go straight to the
+    /// primary slot, state writes, erase, echo and parameters answer rc 8, requests longer than 1024 bytes are
+    /// dropped, and a reset boots the primary slot's image, which then answers as the application.
+    public var smpSerialRecovery = false
     /// SMP: the management groups the device is built without, by id.
     ///
     /// 2 statistics, 3 settings, 8 file system, 9 shell, 10 enumeration, 63 Zephyr basic: they answer every command
@@ -133,6 +137,7 @@ public struct SimulatedDeviceProfile: Sendable {
         var configuration = SimulatedSMPDevice.Configuration(slotSize: smpSlotSize)
         configuration.imageCount = smpImageCount
         configuration.misbehaviour = smpMisbehaviour?.engine
+        configuration.startsInSerialRecovery = smpSerialRecovery
         if let smpParameters {
             configuration.answersParameters = true
             configuration.parameters = MCUmgrParameters(

@@ -1,7 +1,6 @@
 import DFUController
 package import DFUSimulator
 import DeviceLink
-import FirmwareInput
 import MCUbootImage
 import MCUbootPackage
 public import NRFLoaderKit
@@ -242,8 +241,8 @@ public final class SimulatedTarget: Sendable {
     {
         let faults = try faultPlan()
         guard let dfuKind = kind.dfuKind else { preconditionFailure("a DFU update of the \(kind.rawValue) device") }
-        let input = try UpdateError.wrapping { try firmware.dfuInput(defaultProtocol: nil) }
-        let device = makeDevice(SimulatorSetup.configuration(dfuKind, for: input, faults: faults))
+        let (dfuFirmware, packages) = try UpdateError.wrapping { try firmware.dfuUpdate(defaultProtocol: nil) }
+        let device = makeDevice(SimulatorSetup.configuration(dfuKind, for: packages, faults: faults))
         // One timeout model (issue 23): the simulated link's ATT wait is the response timeout, as BlueZ's is.
         let transport = SimulatedTransport(
             device: device, speed: speed, operationTimeout: updateOptions.dfuConfiguration.responseTimeout)
@@ -253,32 +252,34 @@ public final class SimulatedTarget: Sendable {
         }
         let address = try UpdateError.wrapping { try BluetoothAddress(parsing: advertised.address.description) }
         return try await DFUSession.run(
-            input, to: address, named: "\(options.name ?? kind.targetName) (\(advertised.address))", over: transport,
+            dfuFirmware, input: firmware.name, to: address,
+            named: "\(options.name ?? kind.targetName) (\(advertised.address))", over: transport,
             configuration: updateOptions.dfuConfiguration, onEvent: onEvent)
     }
 
     private func updateSMP(
         _ firmware: Firmware, _ updateOptions: UpdateOptions, faults: FaultPlan, _ onEvent: (UpdateEvent) -> Void
     ) async throws(UpdateError) -> UpdateSummary {
-        let input = try firmware.mcubootInput(for: options.name ?? kind.targetName)
-        let imageCount = options.smpImages ?? input.imageCount
-        if let outside = input.images.first(where: { $0.number >= imageCount }) {
+        let (images, package) = try firmware.mcubootImages(for: options.name ?? kind.targetName)
+        let imageCount = options.smpImages ?? images.imageCount
+        if let outside = images.first(where: { $0.image >= imageCount }) {
             throw UpdateError(
                 MCUbootPackageError.badManifest(
-                    archive: input.name, field: "image_index of '\(outside.name)'",
-                    problem: "is \(outside.number), but the simulated device updates \(imageCount) image"
-                        + (imageCount == 1 ? "" : "s") + " (--sim-images \(imageCount))"))
+                    archive: package ?? outside.name, field: "image_index of '\(outside.name)'",
+                    problem: "is \(outside.image), but the simulated device updates \(imageCount) image"
+                        + (imageCount == 1 ? "" : "s") + " (SimulatedDeviceOptions.smpImages \(imageCount))"),
+                mentioning: [.simulatedImageCount(imageCount)])
         }
         // A padded image (imgtool --pad or --confirm) is exactly one slot long: the trailer must land at the slot's end.
-        let padded = input.images.filter { $0.image.trailer != nil }.map(\.image.bytes.count)
-        let largest = input.images.map(\.image.bytes.count).max() ?? 0
+        let padded = images.filter(\.fillsSlot).map(\.bytes.count)
+        let largest = images.map(\.bytes.count).max() ?? 0
         let slotSize = padded.max() ?? max(0x4_0000, largest)
         let device = Self.smpDevice(
             slotSize: max(slotSize, largest), imageCount: imageCount, parameters: options.smpParameters)
         let transport = SimulatedSMPTransport(device: device, faults: faults, speed: speed)
         state.withLock { $0 = .smp(transport) }
         return try await SMPSession.run(
-            input, named: options.name ?? kind.targetName, over: transport,
+            images, package: package, named: options.name ?? kind.targetName, over: transport,
             configuration: updateOptions.smpConfiguration, onEvent: onEvent)
     }
 }

@@ -3,8 +3,7 @@ package import DFUPackage
 import DFUSigning
 package import DFUSimulator
 package import DeviceLink
-package import FirmwareInput
-import NRFLoaderKit
+package import NRFLoaderKit
 
 #if canImport(Glibc)
     import Glibc
@@ -12,15 +11,15 @@ import NRFLoaderKit
 
 /// How the simulated devices are set up from the user's choices: kinds, faults, the bootloader an input needs.
 package enum SimulatorSetup {
-    /// The configuration of a simulated `kind` set up to accept `input` (its hardware version and SoftDevice, for
-    /// either protocol the input carries), with `faults`.
-    package static func configuration(_ kind: SimulatedTargetKind, for input: FirmwareInput, faults: FaultPlan)
+    /// The configuration of a simulated `kind` set up to accept `packages` (their hardware version and SoftDevice,
+    /// for either protocol they carry), with `faults`.
+    package static func configuration(_ kind: SimulatedTargetKind, for packages: [DFUPackage], faults: FaultPlan)
         -> SimulatorConfiguration
     {
-        var requirements = SimulatedRequirements(input.package)
-        if let legacy = input.legacyPackage {
-            let legacyRequirements = SimulatedRequirements(legacy)
-            requirements.legacySoftDevice = requirements.legacySoftDevice ?? legacyRequirements.legacySoftDevice
+        var requirements = SimulatedRequirements(packages[0])
+        for other in packages.dropFirst() {
+            requirements.legacySoftDevice =
+                requirements.legacySoftDevice ?? SimulatedRequirements(other).legacySoftDevice
         }
         var secure = SecureBootloaderOptions()
         secure.hardwareVersion = requirements.hardwareVersion ?? 52
@@ -86,7 +85,7 @@ package enum SimulatedTargetKind: String, CaseIterable {
     case legacyV1 = "legacy-v1"
 
     /// The init packet family the device speaks.
-    package var protocolFamily: FirmwareInput.ProtocolFamily {
+    package var protocolFamily: FirmwareOptions.DFUProtocol {
         switch self {
         case .secure, .buttonless: .secure
         case .legacy, .legacyV1: .legacy

@@ -33,21 +33,26 @@ package enum LegacyPackageBuilder {
         case "0.5": format = .crc16
         case "0.6": format = .extendedCRC16
         default:
-            throw .usage(
-                "--dfu-ver: \(options.dfuVersion) is not supported; use 0.5 or 0.6 (adafruit-nrfutil 0.5.3.post16 fails on 0.7 and 0.8)"
-            )
+            throw .options(.unsupportedDFUVersion(options.dfuVersion))
         }
         guard options.application != nil || options.bootloader != nil || options.softdevice != nil else {
-            throw .usage("no image given: use --application, --bootloader or --softdevice")
+            throw .options(.noImage)
         }
-        let deviceType = UInt16(try NordicInteger.parse(options.devType, option: "--dev-type", limit: 0xFFFF))
+        let deviceType = UInt16(
+            try number(.devType) { () throws(NumberFault) in try NordicInteger.parse(options.devType, limit: 0xFFFF) })
         let deviceRevision = UInt16(
-            try NordicInteger.parse(options.devRevision, option: "--dev-revision", limit: 0xFFFF))
+            try number(.devRevision) { () throws(NumberFault) in
+                try NordicInteger.parse(options.devRevision, limit: 0xFFFF)
+            })
         let applicationVersion = UInt32(
-            try NordicInteger.parse(options.applicationVersion, option: "--application-version"))
+            try number(.applicationVersion) { () throws(NumberFault) in
+                try NordicInteger.parse(options.applicationVersion)
+            })
         let sdReq: [UInt16] =
             options.sdReq.lowercased() == "none"
-            ? [] : try NordicInteger.parseList(options.sdReq, option: "--sd-req", limit: 0xFFFF).map(UInt16.init)
+            ? []
+            : try number(.sdReq) { () throws(NumberFault) in try NordicInteger.parseList(options.sdReq, limit: 0xFFFF) }
+                .map(UInt16.init)
 
         var images: [(binName: String, bytes: [UInt8], softdeviceSize: Int?)] = []
         if let application = options.application {

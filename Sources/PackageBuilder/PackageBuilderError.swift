@@ -5,7 +5,9 @@ package import HexConverter
 ///
 /// Each case names the option or file at fault.
 package enum PackageBuilderError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// An option combination or value nrfutil refuses (a usage error: exit 64); the text is the reason.
+    /// An option combination or value nrfutil refuses (a usage error: exit 64), naming the options.
+    case options(PackageOptionProblem)
+    /// Another input nrfutil refuses as a usage error (exit 64); the text is the reason.
     case usage(String)
     /// An input file that is not valid Intel HEX.
     case badHex(HexConverterError)
@@ -21,13 +23,14 @@ package enum PackageBuilderError: Error, Sendable, Equatable, CustomStringConver
     /// True for option mistakes (exit 64); false for bad input data (exit 65).
     package var isUsage: Bool {
         switch self {
-        case .usage, .duplicateEntryName: true
+        case .options, .usage, .duplicateEntryName: true
         case .badHex, .emptyImage, .packageTooLarge, .initPacket: false
         }
     }
 
     package var description: String {
         switch self {
+        case .options(let problem): problem.description
         case .usage(let reason): reason
         case .badHex(let error): error.description
         case .emptyImage(let path): "\(path): no firmware data (after dropping the MBR and UICR)"

@@ -27,9 +27,9 @@ package struct SecurePackageOptions: Sendable {
     package var bootloaderVersion: String?
     package var softdevice: InputImage?
     package var hwVersion: String?
-    /// Every `--sd-req` given (nrfutil takes one comma-separated list and refuses the option twice).
+    /// Every SoftDevice requirement list given (nrfutil takes one comma-separated list and refuses the option twice).
     package var sdReq: [String] = []
-    /// Every `--sd-id` given.
+    /// Every list of new SoftDevice ids given.
     package var sdId: [String] = []
     package var debugMode = false
     package var appBootValidation: ValidationType?
@@ -43,8 +43,8 @@ package struct SecurePackageOptions: Sendable {
 package struct BuiltPackage: Sendable {
     /// Entry names and contents, `manifest.json` last.
     package var entries: [(name: String, bytes: [UInt8])]
-    /// nrfutil's warnings that apply (debug mode, no key, both version options), one line each.
-    package var warnings: [String]
+    /// nrfutil's warnings that apply (debug mode, no key, both version options).
+    package var warnings: [PackageWarning]
 
     /// The zip archive of ``entries``.
     ///
@@ -88,89 +88,81 @@ package enum SecurePackageBuilder {
     ///
     /// - Parameters:
     ///   - options: The command-line options.
-    ///   - signer: The `--key-file` key; nil for an unsigned package.
+    ///   - signer: The signing key; nil for an unsigned package.
     /// - Returns: The entries and warnings.
-    /// - Throws: ``PackageBuilderError``: `usage` for what nrfutil refuses, the others for bad images.
+    /// - Throws: ``PackageBuilderError``: `options` for what nrfutil refuses, the others for bad images.
     package static func build(_ options: SecurePackageOptions, signer: (any InitPacketSigning)?)
         throws(PackageBuilderError) -> BuiltPackage
     {
-        var warnings: [String] = []
+        var warnings: [PackageWarning] = []
         let application = options.application
         let bootloader = options.bootloader
         let softdevice = options.softdevice
         if bootloader != nil && application != nil && softdevice == nil {
-            throw .usage(
-                "invalid combination: --bootloader with --application needs --softdevice too; use two packages instead")
+            throw .options(.bootloaderWithApplicationNeedsSoftDevice)
         }
         guard application != nil || bootloader != nil || softdevice != nil else {
-            throw .usage("no image given: use --application, --bootloader or --softdevice")
+            throw .options(.noImage)
         }
         var applicationVersion: UInt32?
         if let text = options.applicationVersionString, !text.isEmpty {
-            applicationVersion = try NordicInteger.versionString(text)
-            if options.applicationVersion != nil {
-                warnings.append(
-                    "warning: both --application-version-string and --application-version given; only the string is used"
-                )
+            applicationVersion = try number(.applicationVersionString) { () throws(NumberFault) in
+                try NordicInteger.versionString(text)
             }
+            if options.applicationVersion != nil { warnings.append(.bothApplicationVersions) }
         } else if let text = options.applicationVersion {
-            applicationVersion = try optionalInteger(text, option: "--application-version").map(UInt32.init)
+            applicationVersion = try optionalInteger(text, option: .applicationVersion).map(UInt32.init)
         }
         var bootloaderVersion = try options.bootloaderVersion.flatMap { text throws(PackageBuilderError) in
-            try optionalInteger(text, option: "--bootloader-version").map(UInt32.init)
+            try optionalInteger(text, option: .bootloaderVersion).map(UInt32.init)
         }
         var hwVersion = try options.hwVersion.flatMap { text throws(PackageBuilderError) in
-            try optionalInteger(text, option: "--hw-version").map(UInt32.init)
+            try optionalInteger(text, option: .hwVersion).map(UInt32.init)
         }
-        guard options.sdReq.count <= 1 else {
-            throw .usage(
-                "--sd-req: give the SoftDevice requirements once, as a comma-separated list: --sd-req 0xXXXX,0xYYYY")
-        }
-        guard options.sdId.count <= 1 else {
-            throw .usage("--sd-id: give the SoftDevice ids once, as a comma-separated list: --sd-id 0xXXXX,0xYYYY")
-        }
+        guard options.sdReq.count <= 1 else { throw .options(.givenMoreThanOnce(.sdReq)) }
+        guard options.sdId.count <= 1 else { throw .options(.givenMoreThanOnce(.sdId)) }
         var sdReqText = options.sdReq.first.flatMap { $0.lowercased() == "none" ? nil : $0 }
         let sdIdText = options.sdId.first.flatMap { $0.lowercased() == "none" ? nil : $0 }
         if applicationVersion != nil && application == nil {
-            throw .usage("--application-version given with no --application image")
+            throw .options(.givenWithoutImage(.applicationVersion, image: .application))
         }
         if bootloaderVersion != nil && bootloader == nil {
-            throw .usage("--bootloader-version given with no --bootloader image")
+            throw .options(.givenWithoutImage(.bootloaderVersion, image: .bootloader))
         }
         if options.debugMode {
-            warnings.append("warning: debug mode: the bootloader must be a debug build to accept this package")
+            warnings.append(.debugMode)
             applicationVersion = applicationVersion ?? defaultVersion
             bootloaderVersion = bootloaderVersion ?? defaultVersion
             hwVersion = hwVersion ?? defaultVersion
             sdReqText = sdReqText ?? String(defaultSdReq)
         }
-        guard let hwVersion else { throw .usage("--hw-version is required") }
-        if sdReqText == nil && !options.externalApp { throw .usage("--sd-req is required") }
+        guard let hwVersion else { throw .options(.missing([.hwVersion], with: [])) }
+        if sdReqText == nil && !options.externalApp { throw .options(.missing([.sdReq], with: [])) }
         if application != nil && applicationVersion == nil {
-            throw .usage("--application-version or --application-version-string is required with --application")
+            throw .options(.missing([.applicationVersion, .applicationVersionString], with: [.application]))
         }
         if bootloader != nil && bootloaderVersion == nil {
-            throw .usage("--bootloader-version is required with --bootloader")
+            throw .options(.missing([.bootloaderVersion], with: [.bootloader]))
         }
         if application != nil && softdevice != nil && sdIdText == nil {
-            throw .usage("--sd-id is required with --softdevice and --application")
+            throw .options(.missing([.sdId], with: [.softdevice, .application]))
         }
-        if application == nil && options.externalApp { throw .usage("--external-app needs --application") }
+        if application == nil && options.externalApp { throw .options(.needs(.externalApp, .application)) }
         if application != nil && (softdevice != nil || bootloader != nil) && options.externalApp {
-            throw .usage("--external-app is only possible for a package with just an application")
+            throw .options(.externalApplicationWithOtherImages)
         }
         var sdReq =
             try sdReqText.map { text throws(PackageBuilderError) in
-                try NordicInteger.parseList(text, option: "--sd-req", limit: 0xFFFF_FFFF)
+                try number(.sdReq) { () throws(NumberFault) in try NordicInteger.parseList(text, limit: 0xFFFF_FFFF) }
             } ?? []
         var sdId = sdReq
         if let sdIdText {
-            sdId = try NordicInteger.parseList(sdIdText, option: "--sd-id", limit: 0xFFFF_FFFF)
+            sdId = try number(.sdId) { () throws(NumberFault) in
+                try NordicInteger.parseList(sdIdText, limit: 0xFFFF_FFFF)
+            }
             sdReq += PythonIntSet(sdId).subtracting(PythonIntSet(sdReq)).elements
         }
-        if signer == nil {
-            warnings.append("warning: no --key-file: the package is unsigned, for open bootloaders only")
-        }
+        if signer == nil { warnings.append(.unsigned) }
 
         var firmwares: [Firmware] = []
         if let application {
@@ -240,8 +232,9 @@ package enum SecurePackageBuilder {
     }
 
     /// An integer option that may be `none`.
-    private static func optionalInteger(_ text: String, option: String) throws(PackageBuilderError) -> UInt64? {
-        text.lowercased() == "none" ? nil : try NordicInteger.parse(text, option: option)
+    private static func optionalInteger(_ text: String, option: PackageOption) throws(PackageBuilderError) -> UInt64? {
+        guard text.lowercased() != "none" else { return nil }
+        return try number(option) { () throws(NumberFault) in try NordicInteger.parse(text) }
     }
 
     /// The `.dat` bytes for one image, field by field as `init_packet_pb.py` sets them.
@@ -263,9 +256,7 @@ package enum SecurePackageBuilder {
                 bootValidation.append(InitCommand.BootValidation(type: type))
                 continue
             }
-            guard let signer else {
-                throw .usage("VALIDATE_ECDSA_P256_SHA256 boot validation needs --key-file to sign the image")
-            }
+            guard let signer else { throw .options(.signatureNeedsKey) }
             // nrfutil signs the SoftDevice alone for SoftDevice with bootloader, the whole image otherwise.
             let covered = firmware.kind == .softdeviceBootloader ? Array(firmware.bytes[..<sdSize]) : firmware.bytes
             bootValidation.append(InitCommand.BootValidation(type: type, bytes: signer.nordicSignature(over: covered)))
@@ -282,4 +273,9 @@ package enum SecurePackageBuilder {
             initCommand: command, signature: SecureInitPacket.Signature(type: .ecdsaP256SHA256, bytes: signature)
         ).encoded()
     }
+}
+
+/// Runs `parse`, naming `option` in the usage error its refusal becomes.
+func number<T>(_ option: PackageOption, _ parse: () throws(NumberFault) -> T) throws(PackageBuilderError) -> T {
+    do { return try parse() } catch { throw .options(.invalidNumber(option, error)) }
 }

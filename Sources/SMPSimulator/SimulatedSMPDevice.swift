@@ -46,6 +46,15 @@ package struct SimulatedSMPDevice: Sendable {
         package var otherImageConfirmation = OtherImageConfirmation.any
         /// A way the device misbehaves on purpose, or `nil` for Zephyr's behaviour.
         package var misbehaviour: SMPMisbehaviour?
+        /// nRF Connect SDK 2.6 to 3.4 on the nRF5340 (sdk-nrf known issue NCSDK-34106).
+        ///
+        /// When the application core image (0) is marked for the next boot before the network core image (1),
+        /// MCUboot swaps the application and skips the network core update, leaving that image in its secondary
+        /// slot with no swap asked for.
+        /// On for every device of two or more images, as those NCS releases build them.
+        package var skipsNetworkCoreMarkedAfterApplication = true
+        /// Whether the device starts in MCUboot's serial recovery (`boot_serial.c`) rather than in its application.
+        package var startsInSerialRecovery = false
 
         /// Zephyr's `CONFIG_MCUMGR_GRP_IMG_ALLOW_CONFIRM_NON_ACTIVE_IMAGE_SECONDARY` and `_ANY`
         /// (`img_mgmt_set_next_boot_slot`): whether a confirm for image 1 or above is refused with
@@ -71,25 +80,31 @@ package struct SimulatedSMPDevice: Sendable {
     /// The device's options.
     package let configuration: Configuration
     /// Every slot, image by image: image `n`'s primary (running) slot at `2n`, its secondary at `2n + 1`.
-    package private(set) var slots: [[UInt8]]
+    package internal(set) var slots: [[UInt8]]
     /// Image 0's primary slot (slot 0), the running application.
     package var primary: [UInt8] { slots[0] }
     /// Image 0's secondary slot (slot 1), where its uploads go.
     package var secondary: [UInt8] { slots[1] }
     /// Boots so far, the first power-on included.
-    package private(set) var bootCount = 1
+    package internal(set) var bootCount = 1
     /// Boots that swapped a new image into a primary slot (test or permanent; one boot however many images it
     /// swapped), reverts not counted.
     package private(set) var swapCount = 0
     /// What the device did, one line per event, for tests and `--verbose`.
-    package private(set) var log: [String] = []
+    package internal(set) var log: [String] = []
 
     /// The upload in progress (`g_img_mgmt_state`), lost on reboot.
     private var upload: UploadState?
+    /// The image numbers whose secondary slot was marked for the next boot since the last boot, in that order.
+    private var marked: [Int] = []
     /// A respond@ fault: the next request with this image-group command id is answered with this rc.
     private var forcedAnswers: [(id: UInt8, rc: Int)] = []
     /// ``SMPMisbehaviour/noReturn``: the device reset and never came back.
     package private(set) var isGone = false
+    /// Whether MCUboot's serial recovery answers, rather than the application (see `SimulatedSMPDevice+Recovery`).
+    package internal(set) var isInSerialRecovery = false
+    /// Serial recovery's upload (`bs_upload`'s `curr_off`, `img_size` and `img_num`), lost on reset.
+    var recoveryUpload: (image: Int, offset: Int, size: Int)?
     /// The OS, statistics, settings, file system, shell, enumeration and Zephyr basic groups, and their state.
     package var managementGroups = SimulatedManagementGroups()
 
@@ -127,6 +142,7 @@ package struct SimulatedSMPDevice: Sendable {
         precondition(configuration.imageCount >= 1, "a device updates at least one image")
         precondition(running.count == configuration.imageCount, "one running image per image number")
         self.configuration = configuration
+        isInSerialRecovery = configuration.startsInSerialRecovery
         var slots: [[UInt8]] = []
         for image in running {
             precondition(image.count <= configuration.slotSize, "a running image is larger than a slot")
@@ -163,6 +179,19 @@ package struct SimulatedSMPDevice: Sendable {
             return Output(answer: nil, resetsAfterAnswer: false)
         }
         let header = frame.header
+        if isInSerialRecovery {
+            guard bytes.count <= Self.recoveryBufferSize else {
+                log.append("serial recovery dropped a request of \(bytes.count) bytes (its buffer holds 1024)")
+                return Output(answer: nil, resetsAfterAnswer: false)
+            }
+            let (body, resets) = recoveryAnswer(frame)
+            let responseHeader = SMPHeader(
+                operation: header.operation.response, version: header.version, length: 0, group: header.group,
+                sequence: header.sequence, command: header.command)
+            return Output(
+                answer: SMPFrame(header: responseHeader, body: body).encoded(style: .indefinite),
+                resetsAfterAnswer: resets)
+        }
         var resets = false
         let body: Answer
         switch (header.group, header.command, header.operation) {
@@ -509,6 +538,7 @@ package struct SimulatedSMPDevice: Sendable {
             log.append("running image confirmed\(imageLabel(image))")
         } else {
             Trailer.write(&slots[2 * image + 1], imageOK: confirm, copyDone: false)
+            marked.append(image)
             log.append(
                 "slot \(2 * image + 1) marked \(confirm ? "pending permanent" : "pending test")\(imageLabel(image))")
         }
@@ -519,6 +549,10 @@ package struct SimulatedSMPDevice: Sendable {
 
     /// Resets: the upload in progress is lost and MCUboot swaps each image's pair as its trailers ask.
     package mutating func reboot() {
+        if isInSerialRecovery {
+            leaveSerialRecovery()
+            return
+        }
         if configuration.misbehaviour == .noReturn {
             isGone = true
             log.append("reset: never came back (misbehaving)")
@@ -528,8 +562,20 @@ package struct SimulatedSMPDevice: Sendable {
         upload = nil
         var swapped = false
         defer { if swapped { swapCount += 1 } }
+        let order = marked
+        marked = []
         for image in 0..<configuration.imageCount {
             let label = imageLabel(image)
+            if image == 1, configuration.skipsNetworkCoreMarkedAfterApplication,
+                let application = order.firstIndex(of: 0), let network = order.firstIndex(of: 1),
+                application < network, swapType(image: 1) == .test || swapType(image: 1) == .permanent
+            {
+                Trailer.erase(&slots[3])
+                log.append(
+                    "boot \(bootCount): network core update skipped: the application core image was marked first "
+                        + "(NCSDK-34106)")
+                continue
+            }
             switch swapType(image: image) {
             case .none:
                 log.append("boot \(bootCount): no swap\(label)")

@@ -107,7 +107,8 @@ package final class SerialDFUTransport: GATTTransport {
                 closePort()
                 throw .deviceNotFound(
                     "no answer to ping on '\(port.path)': is the device in bootloader mode? (nRF52840 Dongle: press "
-                        + "RESET, the red LED pulses; Adafruit boards: --touch 1200 or double-tap reset)")
+                        + "RESET, the red LED pulses; Adafruit boards: a touch at 1200 baud (SerialPortOptions.touchBaudRate) "
+                        + "or double-tap reset)")
             }
             let id = state.withLock { state -> UInt8 in
                 state.pingID &+= 1

@@ -181,8 +181,12 @@ extension PeripheralCore {
             guard role.hasClientConfiguration else { return notSupported(call, role) }
             let time = prepare(&state, [:])
             if state.notifying.contains(role) { return .returning([]) }
-            let events = state.device.enableNotifications(role: role, at: time)
-            return deferredAnswer(call, events, awaiting: .subscription(role, viaSocket: false), &state)
+            guard state.link != nil else {
+                state.awaitingLink.append((call, role, time + Self.linkGrace))
+                timer.wake()
+                return .deferred
+            }
+            return startNotify(call, role, &state, at: time)
         case "StopNotify":
             if state.notifying.remove(role) != nil { post(characteristic.path, ["Notifying": .bool(false)]) }
             return .returning([])
@@ -192,6 +196,27 @@ extension PeripheralCore {
         default:
             return .error(
                 name: DBusError.Names.unknownMethod, message: "no method '\(call.member)' on a characteristic")
+        }
+    }
+
+    /// Subscribes `role` through `PropertiesChanged`, answering `call` when the device has.
+    func startNotify(
+        _ call: DBusMethodCall, _ role: CharacteristicRole, _ state: inout State, at time: Duration
+    ) -> DBusMethodReply {
+        let events = state.device.enableNotifications(role: role, at: time)
+        return deferredAnswer(call, events, awaiting: .subscription(role, viaSocket: false), &state)
+    }
+
+    /// Answers the `StartNotify` calls that came before the link, now that it is taken.
+    func startAwaitedNotifications(_ state: inout State, at time: Duration) {
+        let waiting = state.awaitingLink
+        state.awaitingLink.removeAll()
+        for (call, role, _) in waiting {
+            if state.notifying.contains(role) {
+                connection.reply(toCall: call.id, with: .returning([]))
+            } else {
+                _ = startNotify(call, role, &state, at: time)
+            }
         }
     }
 

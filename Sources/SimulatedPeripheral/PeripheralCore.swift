@@ -54,6 +54,12 @@ final class PeripheralCore: Sendable {
         var values: [String: [UInt8]] = [:]
         /// Calls the device never answered (a stalled device): failed when the link goes.
         var stalledCalls: [UInt64] = []
+        /// `StartNotify` calls that arrived before BlueZ's `Connected` signal was processed.
+        ///
+        /// BlueZ only makes them for a connected central (it writes the CCCD over the link), but the signal reaches
+        /// the core on another path than the call. They are answered once the link is taken, or refused after
+        /// ``linkGrace``.
+        var awaitingLink: [(call: DBusMethodCall, role: CharacteristicRole, deadline: Duration)] = []
         var logCursor = 0
         var activated: [FirmwareType: [UInt8]] = [:]
     }
@@ -110,13 +116,25 @@ final class PeripheralCore: Sendable {
     /// Read only under the lock, so that it never goes back between two inputs.
     func now() -> Duration { origin.duration(to: .now) }
 
+    /// How long a call that needs the link waits for BlueZ's `Connected` signal.
+    static let linkGrace = Duration.seconds(2)
+
     private func nextDeadline() -> ContinuousClock.Instant? {
-        state.withLock { state in state.device.nextEventTime.map { origin.advanced(by: $0) } }
+        state.withLock { state in
+            let due = [state.device.nextEventTime, state.awaitingLink.map(\.deadline).min()].compactMap { $0 }.min()
+            return due.map { origin.advanced(by: $0) }
+        }
     }
 
     private func timerFired() {
         state.withLock { state in
-            deliver(state.device.advance(to: now()), &state)
+            let time = now()
+            deliver(state.device.advance(to: time), &state)
+            let expired = state.awaitingLink.filter { $0.deadline <= time }
+            state.awaitingLink.removeAll { $0.deadline <= time }
+            for waiting in expired {
+                connection.reply(toCall: waiting.call.id, with: Self.error(for: .notConnected))
+            }
             finish(&state)
         }
     }
@@ -192,6 +210,7 @@ final class PeripheralCore: Sendable {
             }
         }
         deliver(events, &state)
+        if negotiated != nil { startAwaitedNotifications(&state, at: time) }
         if negotiated == nil {
             // The device is not advertising (it resets): a real one would not have accepted the connection.
             state.disconnecting.insert(central)
@@ -206,6 +225,10 @@ final class PeripheralCore: Sendable {
             connection.reply(toCall: id, with: .error(name: "org.bluez.Error.Failed", message: "Not connected"))
         }
         state.stalledCalls.removeAll()
+        for waiting in state.awaitingLink {
+            connection.reply(toCall: waiting.call.id, with: Self.error(for: .notConnected))
+        }
+        state.awaitingLink.removeAll()
         guard let link = state.link else { return }
         state.link = nil
         onEvent(.disconnected(central: link.central))

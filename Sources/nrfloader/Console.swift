@@ -75,10 +75,7 @@ enum Console {
         let line = message.escapedForTerminal
         note("Error: " + line)
         guard json else { return }
-        let verdict = JSONValue.object([
-            "schema": .int(JSONValue.schemaVersion), "event": .string("error"), "message": .string(message),
-            "exit_status": .int(Int(status)),
-        ])
+        let verdict = UpdateJSONLines.errorObject(message: message, exitStatus: status)
         stdoutState.withLock { isEnded in
             write(verdict.text + "\n", to: STDOUT_FILENO)
             isEnded = true

@@ -15,6 +15,12 @@ extension ExitStatus {
     /// The table printed at the end of `nrfloader --help`.
     static var helpTable: String {
         "EXIT STATUS:\n"
-            + allCases.map { "  \(String($0.rawValue).leftPadded(to: 3))  \($0.meaning)" }.joined(separator: "\n")
+            + allCases.map { "  \(String($0.rawValue).leftPadded(to: 3))  \($0.commandLineMeaning)" }
+            .joined(separator: "\n")
+    }
+
+    /// What the status means, as the command line says it: an ambiguous device name is its `--name`.
+    var commandLineMeaning: String {
+        self == .usage ? "usage: unknown option, bad value, missing argument, ambiguous --name" : meaning
     }
 }

@@ -95,7 +95,7 @@ final class FleetRenderer: Sendable {
                     device.message = "not started: the run was interrupted"
                 case .failed(let error):
                     device.state = "failed"
-                    device.message = error.message
+                    device.message = error.commandLineMessage
                 }
                 state.devices[index] = device
                 finished(device)

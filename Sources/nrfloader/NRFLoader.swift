@@ -16,8 +16,7 @@ struct NRFLoader: AsyncParsableCommand {
         subcommands: [
             ListCommand.self, InfoCommand.self, ConvertCommand.self, ScanCommand.self, UploadCommand.self,
             SimulateCommand.self, SimulateSerialCommand.self, SimulateUDPCommand.self, PackageCommand.self,
-            KeysCommand.self,
-            SettingsCommand.self,
+            KeysCommand.self, SettingsCommand.self, ServeCommand.self,
             // The mcumgr-style SMP verbs (issue 20).
             ImageCommand.self, ResetCommand.self, EchoCommand.self,
             // The other management groups.
@@ -64,7 +63,8 @@ struct NRFLoader: AsyncParsableCommand {
                 exitAfterArgumentError(error, json: json)
             }
             let status = ExitStatus(for: error).rawValue
-            Console.reportError("\(error)", status: status, json: json)
+            let message = (error as? UpdateError)?.commandLineMessage ?? "\(error)"
+            Console.reportError(message, status: status, json: json)
             Glibc.exit(status)
         }
     }

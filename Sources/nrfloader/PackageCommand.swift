@@ -111,11 +111,15 @@ struct PackageCommand: ParsableCommand {
 
     func run() throws {
         let package: FirmwarePackage
-        switch dfu {
-        case .secure:
-            let options = try secureOptions()
-            package = try FirmwarePackage(secure: options, signingKey: try signingKey())
-        case .legacy: package = try FirmwarePackage(legacy: try legacyOptions())
+        do {
+            switch dfu {
+            case .secure:
+                let options = try secureOptions()
+                package = try FirmwarePackage(secure: options, signingKey: try signingKey())
+            case .legacy: package = try FirmwarePackage(legacy: try legacyOptions())
+            }
+        } catch let error as UpdateError {
+            throw error.namingPackagingOptions(Self.flag)
         }
         var now = time(nil)
         var local = tm()
@@ -128,8 +132,43 @@ struct PackageCommand: ParsableCommand {
         try output.write(archive)
         try output.commit()
         guard !quiet else { return }
-        for warning in package.warnings { Console.note(warning) }
+        for warning in package.warningKinds { Console.note(Self.text(of: warning)) }
         Console.note("\(output.displayName): \(package.imageNames.joined(separator: ", ")), \(archive.count) bytes")
+    }
+
+    /// The option that sets each packaging option, as messages name it.
+    static func flag(_ option: PackagingOption) -> String {
+        switch option {
+        case .application: "--application"
+        case .applicationVersion: "--application-version"
+        case .applicationVersionString: "--application-version-string"
+        case .bootloader: "--bootloader"
+        case .bootloaderVersion: "--bootloader-version"
+        case .softDevice: "--softdevice"
+        case .hardwareVersion: "--hw-version"
+        case .softDeviceRequirements: "--sd-req"
+        case .softDeviceIDs: "--sd-id"
+        case .isExternalApplication: "--external-app"
+        case .signingKey: "--key-file"
+        case .deviceType: "--dev-type"
+        case .deviceRevision: "--dev-revision"
+        case .dfuVersion: "--dfu-ver"
+        case .settingsVersion: "--bl-settings-version"
+        case .backupAddress: "--backup-address"
+        case .includesBackup: "--no-backup"
+        case .applicationBootValidation: "--app-boot-validation"
+        case .softDeviceBootValidation: "--sd-boot-validation"
+        }
+    }
+
+    /// nrfutil's warning, naming this command's options.
+    static func text(of warning: FirmwarePackage.Warning) -> String {
+        switch warning {
+        case .debugMode: "warning: debug mode: the bootloader must be a debug build to accept this package"
+        case .unsigned: "warning: no --key-file: the package is unsigned, for open bootloaders only"
+        case .bothApplicationVersions:
+            "warning: both --application-version-string and --application-version given; only the string is used"
+        }
     }
 
     private func image(_ path: String?) throws(UpdateError) -> ImageFile? {

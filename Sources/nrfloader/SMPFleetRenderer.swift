@@ -177,7 +177,7 @@ final class SMPFleetRenderer: Sendable {
             summary.smpOutcome.map {
                 "image \($0.slot.version) in slot \($0.slot.slot), \(flags($0.slot))"
             }
-        case .failed(let error)?: error.message
+        case .failed(let error)?: error.commandLineMessage
         case .notStarted?: "not started: the run was interrupted"
         case nil: nil
         }

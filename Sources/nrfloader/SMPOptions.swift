@@ -9,6 +9,14 @@ struct SMPOptions: ParsableArguments {
                 + "or upload-only."))
     var smpMode: SMPModeArgument = .testAndConfirm
 
+    @Option(
+        name: .customLong("image"),
+        help: ArgumentHelp(
+            "SMP: the image number a lone MCUboot image goes to: 1 for the nRF5340 network core, 3 for it in MCUboot "
+                + "serial recovery (default: 0; a package names its own).",
+            valueName: "N"))
+    var imageNumber: Int?
+
     @Option(help: "SMP: requests in flight at most (default: the device's buf_count - 1; 1 disables pipelining).")
     var smpWindow: Int?
 
@@ -26,6 +34,7 @@ struct SMPOptions: ParsableArguments {
 
     func validate() throws {
         if let smpWindow, smpWindow < 1 { throw ValidationError("--smp-window must be at least 1") }
+        if let imageNumber, !(0...15).contains(imageNumber) { throw ValidationError("--image must be 0 to 15") }
         if let simImages, !(1...16).contains(simImages) { throw ValidationError("--sim-images must be 1 to 16") }
     }
 

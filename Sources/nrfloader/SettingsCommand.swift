@@ -74,7 +74,12 @@ struct SettingsCommand: ParsableCommand {
         func run() throws {
             let options = try options()
             let signingKey = try keyFile.map { path throws(UpdateError) in try SigningKey(contentsOfFile: path) }
-            let page = try BootloaderSettingsPage(generating: options, signingKey: signingKey)
+            let page: BootloaderSettingsPage
+            do {
+                page = try BootloaderSettingsPage(generating: options, signingKey: signingKey)
+            } catch {
+                throw error.namingPackagingOptions(Self.flag)
+            }
             let output = try OutputFile(path: hexFile)
             try output.write(Array(page.intelHexText.utf8))
             try output.commit()
@@ -85,6 +90,13 @@ struct SettingsCommand: ParsableCommand {
             Console.result(
                 "\nGenerated Bootloader DFU settings .hex file and stored it in: \(hexFile)\n"
                     + page.displayText(file: hexFile))
+        }
+
+        /// The option that sets each settings option, as messages name it: the application version is given either
+        /// way.
+        static func flag(_ option: PackagingOption) -> String {
+            option == .applicationVersion
+                ? "--application-version or --application-version-string" : PackageCommand.flag(option)
         }
 
         private func options() throws -> BootloaderSettingsPage.Options {

@@ -64,6 +64,12 @@ struct SimulateSerialCommand: AsyncParsableCommand {
             valueName: "kind"))
     var smpMisbehave: SMPMisbehaviourArgument?
 
+    @Flag(
+        help: ArgumentHelp(
+            "smp: start in MCUboot's serial recovery: uploads go to the primary slot, no state writes, requests of at "
+                + "most 1024 bytes; a reset boots the new image."))
+    var smpRecovery = false
+
     @Option(help: "The Get MTU answer (the SLIP buffer size): 131 as the SDK's UART transport, at most 491.")
     var mtu: Int = 131
 
@@ -128,6 +134,8 @@ struct SimulateSerialCommand: AsyncParsableCommand {
             try validateSMP()
         } else if smpMisbehave != nil {
             throw ValidationError("--smp-misbehave needs --protocol smp")
+        } else if smpRecovery {
+            throw ValidationError("--smp-recovery needs --protocol smp")
         }
         _ = try lineFaults()
     }
@@ -166,6 +174,7 @@ struct SimulateSerialCommand: AsyncParsableCommand {
         device.smpSlotSize = smpSlotSize
         device.smpImageCount = smpImages
         device.smpMisbehaviour = smpMisbehave?.misbehaviour
+        device.smpSerialRecovery = smpRecovery
         var simulator = SerialDeviceSimulator(serving: device, at: port)
         simulator.mtu = mtu
         simulator.paceBaudRate = paceBaud

@@ -174,6 +174,7 @@ struct UploadCommand: AsyncParsableCommand {
         var options = initPacketOptions.firmwareOptions
         options.catalogFile = catalogOptions.catalog
         options.catalogReplacesEmbedded = catalogOptions.catalogReplace
+        options.mcubootImageNumber = smpOptions.imageNumber
         return options
     }
 

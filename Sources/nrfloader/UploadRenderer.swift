@@ -16,80 +16,69 @@ final class UploadRenderer {
 
     private let mode: Mode
     private let clock = ContinuousClock()
+    /// With `--json`: the lines, as every program that relays an update prints them.
+    private var jsonLines = UpdateJSONLines()
     private var lastDraw: ContinuousClock.Instant?
     private var lastProgress: UpdateProgress?
     private var hasOpenLine = false
 
-    /// The shortest time between two redraws or JSON progress objects: 10 per second at most.
-    static let redrawInterval = Duration.milliseconds(100)
+    /// The shortest time between two redraws: 10 per second at most, as for JSON progress objects.
+    static let redrawInterval = UpdateJSONLines.progressInterval
 
     init(mode: Mode) {
         self.mode = mode
     }
 
     func handle(_ event: UpdateEvent) {
+        if mode == .json {
+            // The lines every program that relays an update prints (NRFLoaderKit's UpdateJSONLines).
+            for object in jsonLines.objects(for: event, at: clock.now) { Console.json(object) }
+            return
+        }
         switch event {
         case .begin(let plan):
-            switch mode {
-            case .json: Console.json(event.jsonValue)
-            case .terminal, .lines: Console.note(plan.summary.escapedForTerminal)
-            case .quiet: break
-            }
+            if mode != .quiet { Console.note(plan.summary.escapedForTerminal) }
         case .phase(let progress):
             lastProgress = progress
             switch mode {
-            case .json:
-                Console.json(event.jsonValue)
-                self.progress(progress, force: true)
             case .terminal:
                 closeLine()
                 draw(progress)
             case .lines:
                 Console.note(
                     "part \(progress.part)/\(progress.parts): \(progress.phase) (\(progress.totalBytes) bytes)")
-            case .quiet:
+            case .json, .quiet:
                 break
             }
         case .progress(let progress):
             lastProgress = progress
             if progress.isMilestone {
                 // Legacy serial DFU reports acknowledged bytes each 10 %: every one is shown.
-                switch mode {
-                case .json: Console.json(event.jsonValue)
-                case .terminal, .lines:
+                if mode == .terminal || mode == .lines {
                     Console.note(
                         "part \(progress.part)/\(progress.parts): \(progress.bytesSent)/\(progress.totalBytes) bytes "
                             + "acknowledged")
-                case .quiet: break
                 }
                 return
             }
-            self.progress(progress, force: false)
+            if mode == .terminal { redraw(progress) }
         case .log:
-            if mode == .json { Console.json(event.jsonValue) }
+            break
         case .link(let line):
-            if mode == .json { Console.json(event.jsonValue) }
             if mode == .lines || mode == .terminal { Console.note(line) }
         case .result(let summary):
             closeLine()
-            switch mode {
-            case .json: Console.json(event.jsonValue)
-            case .terminal, .lines, .quiet:
-                // Versions and flags in an SMP result come from the device: escaped before they reach a terminal.
-                Console.result(summary.parts.map(\.summary.escapedForTerminal).joined(separator: "\n"))
-            }
+            // Versions and flags in an SMP result come from the device: escaped before they reach a terminal.
+            Console.result(summary.parts.map(\.summary.escapedForTerminal).joined(separator: "\n"))
         }
     }
 
-    private func progress(_ progress: UpdateProgress, force: Bool) {
+    /// Redraws the progress line on a terminal, at most 10 times a second.
+    private func redraw(_ progress: UpdateProgress) {
         let now = clock.now
-        if !force, let lastDraw, lastDraw.duration(to: now) < Self.redrawInterval { return }
+        if let lastDraw, lastDraw.duration(to: now) < Self.redrawInterval { return }
         lastDraw = now
-        switch mode {
-        case .json: Console.json(UpdateEvent.progress(progress).jsonValue)
-        case .terminal: draw(progress)
-        case .lines, .quiet: break
-        }
+        draw(progress)
     }
 
     private func draw(_ progress: UpdateProgress) {

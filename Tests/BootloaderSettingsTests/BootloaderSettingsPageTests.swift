@@ -87,12 +87,20 @@ import Testing
         validationInVersionOne.appBootValidation = .validateSHA256
         var keyless = Self.options()
         keyless.appBootValidation = .validateECDSAP256SHA256
-        for options in [unknownVersion, bothBackups, noVersion, validationInVersionOne, keyless] {
-            #expect {
+        let refusals: [(BootloaderSettingsPage.Options, PackageOptionProblem)] = [
+            (unknownVersion, .unknownSettingsVersion(3)), (bothBackups, .backupAddressWithoutBackup),
+            (noVersion, .missing([.applicationVersion], with: [.application])),
+            (validationInVersionOne, .bootValidationNeedsSettingsVersion2),
+            (keyless, .keyRequiredForSignatureValidation),
+        ]
+        for (options, problem) in refusals {
+            #expect(throws: PackageBuilderError.options(problem)) {
                 try BootloaderSettingsPage(generating: options, signer: nil)
-            } throws: { error in
-                (error as? PackageBuilderError)?.isUsage == true
             }
+            #expect(PackageBuilderError.options(problem).isUsage)
         }
+        #expect(
+            "\(PackageBuilderError.options(.missing([.applicationVersion], with: [.application])))"
+                == "applicationVersion is required with application")
     }
 }

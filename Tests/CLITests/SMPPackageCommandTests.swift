@@ -54,6 +54,40 @@ private let ncs = TestPaths.repositoryRoot.appendingPathComponent("Tests/Data/mc
         try expectSlots(in: directory.path)
     }
 
+    @Test("--image 1 sends a lone network core image to image 1: confirmed there, byte for byte in slot 2")
+    func loneImageNumber() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = nrfloader([
+            "upload", "--target", "sim:smp", "--sim-images", "2", "--image", "1", "\(ncs)/net/net_core_app_update.bin",
+            "--sim-speed", "0", "--sim-save-images", directory.path,
+        ])
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(
+            result.stdoutText
+                == "image 1.4.0 (hash 839bbe3f2c6f93dc…) confirmed by the device: image 1 slot 0, active confirmed; "
+                + "12663 bytes uploaded\n")
+        let net = try bytes("\(ncs)/net/net_core_app_update.bin")
+        #expect(try bytes(directory.path + "/slot2.bin").prefix(net.count) == ArraySlice(net))
+    }
+
+    @Test("--image is refused, before any device is touched, for a package and for nRF5 DFU firmware (exit 64)")
+    func imageNumberRefused() throws {
+        let package = nrfloader(["upload", "--target", "sim:smp", "--image", "1", "\(ncs)/dfu_application.zip"])
+        #expect(package.status == 64)
+        #expect(
+            package.stderrText
+                == "Error: '\(ncs)/dfu_application.zip' is an nRF Connect SDK package, whose manifest gives each "
+                + "image its number; an image number applies to a lone MCUboot image\n")
+        let dfu = nrfloader(["upload", "--target", "sim", "--image", "1", "blinky-pca10040"])
+        #expect(dfu.status == 64)
+        #expect(
+            dfu.stderrText
+                == "Error: 'blinky-pca10040' is nRF5 DFU firmware, which has no image numbers; an image number "
+                + "applies to a lone MCUboot image\n")
+        #expect(nrfloader(["upload", "--target", "sim:smp", "--image", "16", "x.bin"]).status == 64)
+    }
+
     @Test("--json: the begin event names each image, progress runs per part, the result lists every image's state")
     func simulatedJSON() throws {
         let result = nrfloader([

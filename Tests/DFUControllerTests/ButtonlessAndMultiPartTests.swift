@@ -97,10 +97,10 @@ import Testing
         let first = testImage(8, seed: 3)
         let second = testImage(8, seed: 5)
         let update = try DFUFirmware(parts: [
-            FirmwarePart(
+            DFUFirmware.Part(
                 imageType: .softDeviceAndBootloader(softDeviceSize: 4, bootloaderSize: 4), initPacket: secureInit,
                 image: first),
-            FirmwarePart(imageType: .application, initPacket: secureInit, image: second),
+            DFUFirmware.Part(imageType: .application, initPacket: secureInit, image: second),
         ])
         var configuration = DFUConfiguration()
         configuration.packetReceiptNotificationInterval = 0
@@ -152,14 +152,14 @@ import Testing
     @Test("rejects firmware the bootloaders cannot take")
     func invalidFirmware() {
         #expect(throws: DFUError.invalidFirmware(.imageNotWordAligned(.application, size: 5))) {
-            try FirmwarePart(imageType: .application, initPacket: [], image: [1, 2, 3, 4, 5])
+            try DFUFirmware.Part(imageType: .application, initPacket: [], image: [1, 2, 3, 4, 5])
         }
         #expect(throws: DFUError.invalidFirmware(.noParts)) { try DFUFirmware(parts: []) }
         #expect(
             throws: DFUError.invalidFirmware(
                 .componentSizesMismatch(softDeviceSize: 4, bootloaderSize: 8, imageSize: 8))
         ) {
-            try FirmwarePart(
+            try DFUFirmware.Part(
                 imageType: .softDeviceAndBootloader(softDeviceSize: 4, bootloaderSize: 8), initPacket: [],
                 image: testImage(8))
         }

@@ -216,7 +216,7 @@ func address(_ text: String) -> BluetoothAddress {
 /// A single-part firmware.
 func firmware(_ type: ImageType = .application, initPacket: [UInt8], image: [UInt8]) -> DFUFirmware {
     do {
-        return try DFUFirmware(parts: [FirmwarePart(imageType: type, initPacket: initPacket, image: image)])
+        return try DFUFirmware(parts: [DFUFirmware.Part(imageType: type, initPacket: initPacket, image: image)])
     } catch {
         preconditionFailure("bad test firmware: \(error)")
     }

@@ -121,8 +121,8 @@ struct Witness: Sendable {
         "secure|final Execute succeeds with parts left": Witness(
             controller: {
                 let parts = [
-                    (try? FirmwarePart(imageType: .softDevice, initPacket: secureInit, image: image)),
-                    (try? FirmwarePart(imageType: .application, initPacket: secureInit, image: image)),
+                    (try? DFUFirmware.Part(imageType: .softDevice, initPacket: secureInit, image: image)),
+                    (try? DFUFirmware.Part(imageType: .application, initPacket: secureInit, image: image)),
                 ].compactMap { $0 }
                 var configuration = DFUConfiguration()
                 configuration.packetReceiptNotificationInterval = 0

@@ -39,7 +39,7 @@ func secureDevice(
 
 /// Runs one update through the adapter and the simulated link; returns the outcome, the events and the transport.
 func upload(
-    _ parts: [FirmwarePart],
+    _ parts: [DFUFirmware.Part],
     to device: SimulatedDevice,
     link: LinkModel = LinkModel(),
     configuration: DFUConfiguration = DFUConfiguration()
@@ -60,7 +60,7 @@ func upload(
     @Test("a Secure DFU of a multi-object image activates exactly the image, confirmed by CRC", arguments: [23, 247])
     func secureUpload(mtu: Int) async throws {
         let image = randomImage(size: 20_480 + 124, seed: UInt64(mtu))
-        let part = try FirmwarePart(imageType: .application, initPacket: secureInitPacket(for: image), image: image)
+        let part = try DFUFirmware.Part(imageType: .application, initPacket: secureInitPacket(for: image), image: image)
         let (outcome, events, transport) = try await upload(
             [part], to: secureDevice(), link: LinkModel(dataLength: mtu == 23 ? 27 : 251, mtu: mtu))
         #expect(
@@ -95,7 +95,7 @@ enum CRC32Reference {
     func legacyUpload(generation: LegacyGeneration) async throws {
         let image = randomImage(size: 5_000, seed: 11)
         let initPacket = LegacyInitPacket(softdeviceReq: [0xFFFE], image: image).encoded()
-        let part = try FirmwarePart(imageType: .application, initPacket: initPacket, image: image)
+        let part = try DFUFirmware.Part(imageType: .application, initPacket: initPacket, image: image)
         let device = SimulatedDevice(
             configuration: SimulatorConfiguration(
                 address: target, bootloader: .legacy(LegacyBootloaderOptions(generation: generation))))
@@ -136,7 +136,7 @@ enum CRC32Reference {
                 part.imageType == .application
                 ? .application
                 : .softDeviceAndBootloader(softDeviceSize: part.sizes.softdevice, bootloaderSize: part.sizes.bootloader)
-            return try FirmwarePart(imageType: type, initPacket: part.initPacketBytes, image: part.firmware)
+            return try DFUFirmware.Part(imageType: type, initPacket: part.initPacketBytes, image: part.firmware)
         }
         let (outcome, events, transport) = try await upload(parts, to: secureDevice())
         guard case .completed(let summary) = outcome else {

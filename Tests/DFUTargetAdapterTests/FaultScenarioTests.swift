@@ -52,7 +52,7 @@ enum ExpectedEnd: Sendable, CustomTestStringConvertible {
     func fault(_ fault: Fault, expected: ExpectedEnd) async throws {
         var configuration = DFUConfiguration()
         configuration.responseTimeout = .seconds(2)
-        let part = try FirmwarePart(
+        let part = try DFUFirmware.Part(
             imageType: .application, initPacket: secureInitPacket(for: Self.image), image: Self.image)
         let device = secureDevice(faults: FaultPlan(seed: 1, faults: [fault]))
         let (outcome, _, transport) = try await upload([part], to: device, configuration: configuration)
@@ -91,12 +91,12 @@ enum ScenarioTarget: String, CaseIterable, Sendable {
         }
     }
 
-    func part(_ image: [UInt8]) throws -> FirmwarePart {
+    func part(_ image: [UInt8]) throws -> DFUFirmware.Part {
         switch self {
         case .secure, .buttonless:
-            try FirmwarePart(imageType: .application, initPacket: secureInitPacket(for: image), image: image)
+            try DFUFirmware.Part(imageType: .application, initPacket: secureInitPacket(for: image), image: image)
         case .legacy:
-            try FirmwarePart(
+            try DFUFirmware.Part(
                 imageType: .application, initPacket: LegacyInitPacket(image: image).encoded(), image: image)
         }
     }

@@ -2,7 +2,7 @@ import DFUController
 import DFUPackage
 import DFUSigning
 import DFUSimulator
-import FirmwareInput
+import NRFLoaderKit
 import TestSupport
 import Testing
 
@@ -20,14 +20,14 @@ struct CryptoSignatureVerifier: SignatureVerifier {
 }
 
 /// A debug build of the SDK's Secure bootloader with `key` compiled in, and the SoftDevice `package` requires.
-func keyedBootloader(for input: FirmwareInput, key: [UInt8]) -> SimulatedDevice {
+func keyedBootloader(for package: DFUPackage, key: [UInt8]) -> SimulatedDevice {
     var options = SecureBootloaderOptions()
     options.isDebugBuild = true
     // The SDK's *debug* bootloaders (with logging) are 40-50 KB and live lower than release ones (0x71000 on an
     // nRF52832, 0xD000 below the MBR parameter page).
     options.bootloaderRegionSize = 0xD000
     options.signature = .verified(publicKey: key, verifier: CryptoSignatureVerifier(), requiresSignedApplication: true)
-    for part in input.package.parts {
+    for part in package.parts {
         guard case .secure(let packet) = part.initPacket, let command = packet.command.initCommand else { continue }
         options.softDeviceFWID = command.sdReq.first
         options.hardwareVersion = command.hwVersion ?? 52
@@ -43,14 +43,15 @@ struct FixtureUploadTests {
     @Test("a real SDK package uploads to a bootloader holding that SDK's debug key", arguments: sdkFixtures)
     func uploadsWithDebugKey(path: String) async throws {
         let key = try #require(try NordicFixtures.debugKey(for: path))
-        let input = try FirmwareInput(zip: try NordicFixtures.bytes(path), name: path)
-        let device = keyedBootloader(for: input, key: bytes(hex: key.pkAsStoredHex))
-        let (outcome, _, transport) = try await upload(input.firmware.parts, to: device)
+        let (firmware, packages) = try Firmware(bytes: try NordicFixtures.bytes(path), name: path)
+            .dfuUpdate(defaultProtocol: nil)
+        let device = keyedBootloader(for: packages[0], key: bytes(hex: key.pkAsStoredHex))
+        let (outcome, _, transport) = try await upload(firmware.parts, to: device)
         guard case .completed(let summary) = outcome else {
             Issue.record("\(outcome)")
             return
         }
-        let part = try #require(input.package.parts.last)
+        let part = try #require(packages[0].parts.last)
         let image = part.firmware
         #expect(summary.parts.last?.bytesConfirmed == image.count)
         #expect(summary.parts.last?.crc32 == CRC32Reference.checksum(image))
@@ -72,9 +73,10 @@ struct FixtureUploadTests {
     func rejectsOtherKey() async throws {
         let path = try #require(sdkFixtures.first { $0.hasPrefix("sdk-17") && $0.contains("hrs_application") })
         let other = try #require(try NordicFixtures.debugKeys().first { $0.sdk != "17.0.2" && $0.pkAsStoredHex != "" })
-        let input = try FirmwareInput(zip: try NordicFixtures.bytes(path), name: path)
-        let device = keyedBootloader(for: input, key: bytes(hex: other.pkAsStoredHex))
-        let (outcome, _, transport) = try await upload(input.firmware.parts, to: device)
+        let (firmware, packages) = try Firmware(bytes: try NordicFixtures.bytes(path), name: path)
+            .dfuUpdate(defaultProtocol: nil)
+        let device = keyedBootloader(for: packages[0], key: bytes(hex: other.pkAsStoredHex))
+        let (outcome, _, transport) = try await upload(firmware.parts, to: device)
         guard case .failed(.rejected(.secure(.execute, _, _)), _) = outcome else {
             Issue.record("expected Execute to be rejected, got \(outcome)")
             return

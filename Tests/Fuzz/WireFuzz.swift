@@ -72,7 +72,7 @@ private struct Pending {
 private func drive(legacy: Bool, script: [UInt8]) {
     let image = (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 7) }
     let initPacket: [UInt8] = legacy ? [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 1, 0, 0xFE, 0xFF, 0, 0] : [1]
-    guard let part = try? FirmwarePart(imageType: .application, initPacket: initPacket, image: image),
+    guard let part = try? DFUFirmware.Part(imageType: .application, initPacket: initPacket, image: image),
         let firmware = try? DFUFirmware(parts: [part])
     else { preconditionFailure("the harness's own firmware is refused") }
     var controller = DFUController(firmware: firmware, target: BluetoothAddress((0xC0, 0xDE, 0, 0, 0, 1)))

@@ -213,7 +213,8 @@ private func at(_ line: Int, _ column: Int? = nil) -> HexLocation {
         #expect(
             expected.description
                 == "t.hex: data at 0x00026000–0x00026007 and at 0x10001014–0x10001017 would make a binary image "
-                + "over 64 MiB; crop it with --end 0x10000000 or use --nordic to drop the MBR and UICR regions"
+                + "over 64 MiB; crop it at 0x10000000 (BinaryImageOptions.end) or drop the MBR and UICR regions "
+                + "(BinaryImageOptions.followsNordicTools)"
         )
         #expect(try parse(text, window: AddressWindow(end: 0x1000_0000)).binary() == [1, 2, 3, 4, 5, 6, 7, 8])
     }

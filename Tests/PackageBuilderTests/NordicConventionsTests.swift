@@ -9,27 +9,24 @@ import Testing
         "0x is hexadecimal, a leading 0 octal, anything else decimal",
         arguments: [("0x0101", UInt64(0x101)), ("0XfF", 0xFF), ("010", 8), ("0", 0), ("257", 257)])
     func parses(text: String, value: UInt64) throws {
-        #expect(try NordicInteger.parse(text, option: "--sd-req") == value)
+        #expect(try NordicInteger.parse(text) == value)
     }
 
-    @Test("a bad or too large value is a usage error naming the option and the text")
+    @Test("a bad or too large value is refused naming the text; the option it was given as names the usage error")
     func refused() {
+        #expect(throws: NumberFault.notAnInteger("0xZZ")) { try NordicInteger.parse("0xZZ") }
+        #expect(throws: NumberFault.notAnInteger("09")) { try NordicInteger.parse("09") }
+        #expect(throws: NumberFault.tooLarge("0x10000", limit: 0xFFFF)) {
+            try NordicInteger.parse("0x10000", limit: 0xFFFF)
+        }
+        let error = PackageBuilderError.options(.invalidNumber(.hwVersion, .notAnInteger("09")))
+        #expect(error.isUsage)
         #expect(
-            throws: PackageBuilderError.usage(
-                "--sd-req: 0xZZ is not a valid integer (0x for hexadecimal, a leading 0 for octal)")
-        ) {
-            try NordicInteger.parse("0xZZ", option: "--sd-req")
-        }
+            error.description
+                == "hardwareVersion: 09 is not a valid integer (0x for hexadecimal, a leading 0 for octal)")
         #expect(
-            throws: PackageBuilderError.usage(
-                "--hw-version: 09 is not a valid integer (0x for hexadecimal, a leading 0 for octal)")
-        ) {
-            try NordicInteger.parse("09", option: "--hw-version")
-        }
-        #expect(throws: PackageBuilderError.usage("--sd-req: 0x10000 is larger than the field holds (at most 0xFFFF)"))
-        {
-            try NordicInteger.parse("0x10000", option: "--sd-req", limit: 0xFFFF)
-        }
+            "\(NumberFault.tooLarge("0x10000", limit: 0xFFFF))"
+                == "0x10000 is larger than the field holds (at most 0xFFFF)")
         #expect(PackageBuilderError.usage("x").isUsage)
     }
 
@@ -37,11 +34,12 @@ import Testing
     func versionString() throws {
         #expect(try NordicInteger.versionString("1.2.3") == 10203)
         #expect(try NordicInteger.versionString("0.0.0") == 0)
-        #expect(throws: PackageBuilderError.usage("--application-version-string: 1.2 must be on the format x.y.z")) {
-            try NordicInteger.versionString("1.2")
+        #expect(throws: NumberFault.notAVersionString("1.2")) { try NordicInteger.versionString("1.2") }
+        #expect("\(NumberFault.notAVersionString("1.2"))" == "1.2 must be on the format x.y.z")
+        #expect(throws: NumberFault.versionNotDecimal("1.-2.3")) { try NordicInteger.versionString("1.-2.3") }
+        #expect(throws: NumberFault.versionTooLarge("429497.0.0", total: 4_294_970_000)) {
+            try NordicInteger.versionString("429497.0.0")
         }
-        #expect(throws: PackageBuilderError.self) { try NordicInteger.versionString("1.-2.3") }
-        #expect(throws: PackageBuilderError.self) { try NordicInteger.versionString("429497.0.0") }
     }
 }
 

@@ -26,7 +26,6 @@ import zipfile
 import zlib
 
 from bleak import BleakClient, BleakScanner
-from bleak.exc import BleakDBusError
 
 CONTROL_POINT = "8ec90001-f315-4f60-9fb8-838830daea50"
 PACKET = "8ec90002-f315-4f60-9fb8-838830daea50"
@@ -151,25 +150,6 @@ async def enter_bootloader(arguments) -> None:
     print("application reset into its bootloader", flush=True)
 
 
-async def start_notify(client, callback, arguments) -> None:
-    """Subscribes to the control point; once more after NotConnected.
-
-    `nrfloader simulate` learns that a central connected from BlueZ's `Connected` signal, which its D-Bus thread hands
-    to a task, while BlueZ's `StartNotify` call is answered on that thread at once: on a busy machine the call can
-    overtake the signal and be refused with NotConnected although the link is up. A central that subscribes again a
-    moment later finds it connected; a link that is really down fails the second time too.
-    """
-    for attempt in (1, 2):
-        try:
-            await client.start_notify(
-                CONTROL_POINT, callback, bluez={"use_start_notify": not arguments.acquire_notify})
-            return
-        except BleakDBusError as error:
-            if attempt == 2 or error.dbus_error != "org.bluez.Error.NotConnected":
-                raise
-            await asyncio.sleep(0.5)
-
-
 async def run(arguments) -> None:
     init_packet, image = application_files(arguments.package)
     if arguments.buttonless:
@@ -180,7 +160,9 @@ async def run(arguments) -> None:
     async with BleakClient(
             device, disconnected_callback=lambda _: disconnected.set(), timeout=arguments.timeout,
             bluez={"adapter": arguments.adapter}) as client:
-        await start_notify(client, lambda _, data: notifications.put_nowait(bytes(data)), arguments)
+        await client.start_notify(
+            CONTROL_POINT, lambda _, data: notifications.put_nowait(bytes(data)),
+            bluez={"use_start_notify": not arguments.acquire_notify})
         print("notifications on: " + ("AcquireNotify" if arguments.acquire_notify else "StartNotify"), flush=True)
         dfu = SecureDFU(client, notifications, arguments.timeout)
         await dfu.send_init_packet(init_packet)

@@ -86,10 +86,15 @@ import Testing
         #expect(device.bootCount == 2, "one reset: \(device.log)")
         #expect(Array(device.slots[0].prefix(images[0].bytes.count)) == images[0].bytes)
         #expect(Array(device.slots[2].prefix(images[1].bytes.count)) == images[1].bytes)
-        #expect(device.log.contains("slot 1 marked pending test (image 0)"))
-        #expect(device.log.contains("slot 3 marked pending test (image 1)"))
-        #expect(device.log.contains("running image confirmed (image 0)"))
-        #expect(device.log.contains("running image confirmed (image 1)"))
+        // The network core (image 1) is marked and confirmed before the application (image 0): the simulated
+        // nRF5340 has NCSDK-34106, and skips a network core image marked after the application's.
+        let marks = device.log.filter { $0.hasPrefix("slot ") || $0.hasPrefix("running image confirmed") }
+        #expect(
+            marks == [
+                "slot 3 marked pending test (image 1)", "slot 1 marked pending test (image 0)",
+                "running image confirmed (image 1)", "running image confirmed (image 0)",
+            ], "\(device.log)")
+        #expect(!device.log.contains { $0.contains("NCSDK-34106") }, "\(device.log)")
         // Confirmed: another reset keeps both.
         var after = device
         after.reboot()
@@ -100,6 +105,29 @@ import Testing
             Set(uploading.map { "\($0.part)/\($0.parts) image \($0.image) of \($0.totalBytes)" }) == [
                 "1/2 image 0 of 20663", "2/2 image 1 of 12663",
             ])
+    }
+
+    @Test("NCSDK-34106: an application core image marked before the network core's leaves the network core as it was")
+    func networkCoreSkippedWhenMarkedLast() async throws {
+        let images = try Self.images()
+        // Both images uploaded to their secondary slots, nothing marked yet.
+        var device = try await Self.upload(images) { $0.mode = .uploadOnly }.transport.device
+        let networkCoreBefore = device.slots[2]
+        // The order the manifest lists them (application first), as nrfloader 0.2 marked them.
+        for image in images {
+            let write = SMPRequest.writeImageState(hash: image.hash, confirm: false).frame(sequence: 0, version: .v2)
+                .encoded()
+            #expect(device.receive(write).answer != nil)
+        }
+        device.reboot()
+        #expect(Array(device.slots[0].prefix(images[0].bytes.count)) == images[0].bytes, "the application swapped")
+        #expect(device.slots[2] == networkCoreBefore, "the network core kept its old image")
+        #expect(
+            device.log.contains {
+                $0.hasSuffix(
+                    "network core update skipped: the application core image was "
+                        + "marked first (NCSDK-34106)")
+            }, "\(device.log)")
     }
 
     @Test("test: both run unconfirmed after one reset, and MCUboot reverts both on the next")

@@ -76,8 +76,8 @@ import Testing
                 == .fail(
                     .unanswered(
                         "image upload at offset 0", sends: 4, limit: .seconds(20),
-                        remedy: "the device dropped requests of up to 384 bytes or their answers; try --smp-window 1 "
-                            + "or a longer --timeout")))
+                        remedy: "the device dropped requests of up to 384 bytes or their answers; try an SMP window "
+                            + "of 1 (UpdateOptions.smpWindow) or a longer timeout (UpdateOptions.timeout)")))
         #expect(
             "\(SMPUploadError.unanswered("image upload at offset 0", sends: 4, limit: .seconds(20), remedy: "why"))"
                 == "no answer to image upload at offset 0 after 4 sends, 20.0 seconds each: why")
@@ -172,7 +172,8 @@ import Testing
                 == .fail(
                     .unanswered(
                         "image state write", sends: 4, limit: .seconds(20),
-                        remedy: "the device dropped the request or its answer; give a longer --timeout")))
+                        remedy: "the device dropped the request or its answer; give a longer timeout "
+                            + "(UpdateOptions.timeout)")))
     }
 
     @Test("an empty image list is logged as 'image state: no images', not as nothing")
@@ -299,7 +300,7 @@ import Testing
                     "image upload at offset 0", sends: 4, limit: .seconds(2),
                     remedy: "the device dropped requests of up to 380 bytes (5 console lines) or their answers; check "
                         + "that the port is the device's MCUmgr console (CONFIG_MCUMGR_TRANSPORT_UART or "
-                        + "CONFIG_MCUMGR_TRANSPORT_SHELL), or give a longer --timeout"))
+                        + "CONFIG_MCUMGR_TRANSPORT_SHELL), or give a longer timeout (UpdateOptions.timeout)"))
         #expect(run.console.droppedLines == 12)
         // 4 waits of 2 s, and 20 ms of quiet before each answered request: parameters, and 4 state reads.
         #expect(run.now == .milliseconds(8100))

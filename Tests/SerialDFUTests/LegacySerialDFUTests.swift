@@ -4,8 +4,8 @@ import SerialDFU
 import Testing
 
 @Suite struct LegacySerialDFUTests {
-    private func part(imageSize: Int) throws -> FirmwarePart {
-        try FirmwarePart(
+    private func part(imageSize: Int) throws -> DFUFirmware.Part {
+        try DFUFirmware.Part(
             imageType: .application,
             initPacket: [0x52, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01, 0x01],
             image: (0..<imageSize).map { UInt8(truncatingIfNeeded: $0) })

@@ -40,7 +40,7 @@ struct SimulatedPeripheralTests {
             fwVersion: 1, hwVersion: 52, sdReq: [0x101], type: .application, sdSize: 0, blSize: 0,
             appSize: UInt32(image.count), hash: InitCommand.Hash(sha256Of: image), isDebug: false)
         return try DFUFirmware(parts: [
-            try FirmwarePart(
+            try DFUFirmware.Part(
                 imageType: .application, initPacket: SecureInitPacket(initCommand: command).encoded(), image: image)
         ])
     }

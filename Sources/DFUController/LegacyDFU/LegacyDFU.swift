@@ -43,7 +43,7 @@ struct LegacyDFU: Equatable, Sendable {
     private(set) var step: Step
 
     private var configuration: DFUConfiguration { context.configuration }
-    private var part: FirmwarePart { context.part }
+    private var part: DFUFirmware.Part { context.part }
 
     /// Creates the machine and returns the Start DFU actions, or the reason the part cannot be sent.
     ///

@@ -95,7 +95,10 @@ package struct SMPProgress: Sendable, Equatable {
     }
 }
 
-/// One image an update sends: its bytes and the hashes the device knows it by.
+/// One image an update sends: the firmware model of an SMP update from the input to the wire.
+///
+/// Loading a signed MCUboot image or an nRF Connect SDK package makes one of these per image; the upload machine
+/// sends them as they are, and the begin and result events name them by ``name`` and ``version``.
 package struct SMPImageUpload: Sendable, Equatable {
     /// The image number to store it under (0: the application; 1: the nRF5340 network core, …).
     package var image: Int
@@ -105,6 +108,12 @@ package struct SMPImageUpload: Sendable, Equatable {
     package var hash: [UInt8]
     /// SHA-256 of the whole file: the first chunk's `sha`, which lets the device resume an interrupted upload.
     package var fileSHA256: [UInt8]
+    /// The file's name: the package entry's, or the lone image's path.
+    package var name: String
+    /// The version its header declares (`1.2.3+4`).
+    package var version: String
+    /// Whether the file carries an image trailer, so that it is exactly one slot long (`imgtool --pad`/`--confirm`).
+    package var fillsSlot: Bool
 
     /// Describes an image.
     ///
@@ -113,11 +122,20 @@ package struct SMPImageUpload: Sendable, Equatable {
     ///   - bytes: The file.
     ///   - hash: Its SHA-256 TLV.
     ///   - fileSHA256: SHA-256 of the file.
-    package init(image: Int, bytes: [UInt8], hash: [UInt8], fileSHA256: [UInt8]) {
+    ///   - name: The file's name.
+    ///   - version: Its header's version.
+    ///   - fillsSlot: Whether it is padded to its slot with a trailer.
+    package init(
+        image: Int, bytes: [UInt8], hash: [UInt8], fileSHA256: [UInt8], name: String = "", version: String = "",
+        fillsSlot: Bool = false
+    ) {
         self.image = image
         self.bytes = bytes
         self.hash = hash
         self.fileSHA256 = fileSHA256
+        self.name = name
+        self.version = version
+        self.fillsSlot = fillsSlot
     }
 }
 
@@ -182,6 +200,8 @@ package struct SMPUploadResult: Sendable, Equatable {
     package var requestsInFlight: Int
     /// Link losses recovered from.
     package var reconnects: Int
+    /// Whether the device took the images in MCUboot's serial recovery (straight to the primary slot, no test).
+    package var viaSerialRecovery = false
 }
 
 /// Why an SMP update failed, saying who failed (style §14).

@@ -26,7 +26,8 @@
 /// Several images (an nRF Connect SDK `dfu_application.zip`: the nRF5340's application core as image 0, its
 /// network core as image 1) go in one session, as nRF Connect Device Manager sends them: each image is uploaded to
 /// its image number in turn (the device's `off` authoritative per image), then each is marked for test or confirmed,
-/// the device is reset once, and after the reconnection each new image is confirmed. The update is "confirmed" only
+/// the highest image number first (the network core before the application: NCSDK-34106), the device is reset once,
+/// and after the reconnection each new image is confirmed, in the same order. The update is "confirmed" only
 /// when the device's state shows every new hash as asked.
 package import DeviceLink
 
@@ -118,6 +119,8 @@ package struct SMPUploader: Sendable {
         /// The image the progress reports are about (an index in ``images``).
         var current = 0
         var hasReset = false
+        /// Whether the device is MCUboot's serial recovery (`nil` until its first image state is read).
+        var isSerialRecovery: Bool?
         /// The state write the device accepted last (image index, confirm), until the state read after it: to notice a
         /// device that accepts a write without changing its state.
         var stateWriteToVerify: (index: Int, confirm: Bool)?
@@ -369,7 +372,8 @@ package struct SMPUploader: Sendable {
                     "\(request.command)", sends: count, limit: configuration.responseTimeout,
                     remedy: unansweredRemedy(
                         sequence: sequence,
-                        otherwise: "the device dropped the request or its answer; give a longer --timeout")))
+                        otherwise: "the device dropped the request or its answer; give a longer timeout "
+                            + "(UpdateOptions.timeout)")))
         }
         session.reconnectsInRow += 1
         session.reconnects += 1
@@ -398,11 +402,12 @@ package struct SMPUploader: Sendable {
                 remedy =
                     "the device dropped requests of up to \(frameLimit) bytes (\(consoleLines(frameLimit)) console "
                     + "lines) or their answers; check that the port is the device's MCUmgr console "
-                    + "(CONFIG_MCUMGR_TRANSPORT_UART or CONFIG_MCUMGR_TRANSPORT_SHELL), or give a longer --timeout"
+                    + "(CONFIG_MCUMGR_TRANSPORT_UART or CONFIG_MCUMGR_TRANSPORT_SHELL), or give a longer timeout "
+                    + "(UpdateOptions.timeout)"
             case .packets:
                 remedy =
-                    "the device dropped requests of up to \(frameLimit) bytes or their answers; try --smp-window 1 or a "
-                    + "longer --timeout"
+                    "the device dropped requests of up to \(frameLimit) bytes or their answers; try an SMP window of 1 "
+                    + "(UpdateOptions.smpWindow) or a longer timeout (UpdateOptions.timeout)"
             }
             return fail(
                 .unanswered(
@@ -554,6 +559,11 @@ package struct SMPUploader: Sendable {
             actions.append(.log("image state: " + Self.describe(slots)))
             let written = session.stateWriteToVerify
             session.stateWriteToVerify = nil
+            if session.isSerialRecovery == nil {
+                let recovery = recognizeSerialRecovery(slots)
+                actions += recovery.actions
+                if let error = recovery.error { return actions + fail(error) }
+            }
             return actions + decide(slots, after: written, at: now)
         case .reset:
             state = .resetting
@@ -595,7 +605,11 @@ package struct SMPUploader: Sendable {
         if let index = needs.firstIndex(where: { if case .upload = $0 { true } else { false } }) {
             return startUpload(index, at: now)
         }
-        if let index = needs.firstIndex(where: { if case .confirmRunning = $0 { true } else { false } }) {
+        // Marks and confirmations go from the highest image number down: on the nRF5340 the network core (image 1)
+        // before the application (image 0), since MCUboot of NCS 2.6 to 3.4 skips a network core image marked after
+        // the application's (sdk-nrf known issue NCSDK-34106).
+        let markingOrder = images.indices.sorted { images[$0].image > images[$1].image }
+        if let index = markingOrder.first(where: { if case .confirmRunning = needs[$0] { true } else { false } }) {
             if let written, written.index == index, written.confirm {
                 return fail(
                     .unexpectedState(
@@ -605,8 +619,8 @@ package struct SMPUploader: Sendable {
             session.current = index
             return send(.writeState(index: index, confirm: true), phase: .settingState, at: now)
         }
-        for (index, need) in needs.enumerated() {
-            guard case .stateWrite(let confirm) = need else { continue }
+        for index in markingOrder {
+            guard case .stateWrite(let confirm) = needs[index] else { continue }
             if let written, written.index == index, written.confirm == confirm {
                 let flags = slots.slot(withHash: images[index].hash, image: images[index].image)?.flagsDescription
                 return fail(
@@ -656,6 +670,12 @@ package struct SMPUploader: Sendable {
         let mode = configuration.mode
         let hash = hexString(target.hash.prefix(8)).replacingSpaces() + "…"
         let label = imageLabel(index)
+        if session.isSerialRecovery == true, session.hasReset, !slots.slots.contains(where: \.isActive) {
+            return .failure(
+                .unexpectedState(
+                    "after the reset the device still lists no running image\(label): it stayed in MCUboot's serial "
+                        + "recovery, and did not boot the image written to its primary slot (hash \(hash))"))
+        }
         guard let ours = slots.slot(withHash: target.hash, image: target.image) else {
             if session.hasReset {
                 return .failure(
@@ -670,6 +690,16 @@ package struct SMPUploader: Sendable {
                             + "the image (hash \(hash)): " + Self.describe(slots)))
             }
             return .success(.upload)
+        }
+        if session.isSerialRecovery == true, !session.hasReset {
+            // Serial recovery writes the primary slot itself: nothing to mark; the reset boots it for good.
+            guard ours.slot == 0 else {
+                return .failure(
+                    .unexpectedState(
+                        "MCUboot's serial recovery lists the new image\(label) in slot \(ours.slot), not in the "
+                            + "primary slot it writes"))
+            }
+            return .success(mode == .uploadOnly ? .done(.pendingPermanent, ours) : .reset(alreadyPermanent: false))
         }
         if ours.isActive {
             if ours.isConfirmed { return .success(.done(.confirmed, ours)) }
@@ -700,6 +730,51 @@ package struct SMPUploader: Sendable {
         }
     }
 
+    /// Tells MCUboot's serial recovery from an application by the first image state.
+    ///
+    /// An application lists the slot it runs from as active; serial recovery lists no active slot (it lists no flags
+    /// at all). In recovery the upload goes to the primary slot in requests that fill its 1024-byte receive buffer,
+    /// one at a time, and there is no test: the image runs for good after the reset.
+    private mutating func recognizeSerialRecovery(_ slots: ImageStateResponse) -> (
+        actions: [SMPAction], error: SMPUploadError?
+    ) {
+        // An empty list (a blank device, or an application without a valid image, as smp_svr on native_sim) tells
+        // nothing yet; after the upload, recovery shows the new image in the primary slot, an application in the
+        // secondary.
+        guard !slots.slots.isEmpty else { return ([], nil) }
+        var isRecovery = !slots.slots.contains(where: \.isActive)
+        if isRecovery, transfers.contains(where: \.uploadCompleted) {
+            isRecovery = images.contains { slots.slot(withHash: $0.hash, image: $0.image)?.slot == 0 }
+        }
+        session.isSerialRecovery = isRecovery
+        guard isRecovery else { return ([], nil) }
+        var actions: [SMPAction] = [
+            .log(
+                "the device lists no running image: MCUboot's serial recovery; the image goes straight to the primary "
+                    + "slot, with no test and no confirmation, and runs after the reset")
+        ]
+        if configuration.mode == .test {
+            return (
+                actions,
+                .unexpectedState(
+                    "the device is in MCUboot's serial recovery, which writes the primary slot directly and cannot "
+                        + "test an image: it would run for good after the reset; ask for test-and-confirm, confirm or "
+                        + "upload-only")
+            )
+        }
+        if !session.parametersReported {
+            // MCUBOOT_SERIAL_MAX_RECEIVE_SIZE: over a console it holds the packet's length field and CRC too.
+            var frame = 1024
+            if case .console = configuration.link { frame = SMPSerialFraming.largestFrame(bufferSize: 1024) }
+            session.parameters = MCUmgrParameters(bufferSize: frame, bufferCount: 1)
+            actions.append(
+                .log(
+                    "serial recovery: requests of up to \(frame) bytes (MCUboot's 1024-byte receive buffer), one at a "
+                        + "time"))
+        }
+        return (actions, nil)
+    }
+
     private mutating func finish(_ results: [SMPImageResult]) -> [SMPAction] {
         state = .ended
         let parameters = session.parameters ?? configuration.defaultParameters
@@ -707,7 +782,8 @@ package struct SMPUploader: Sendable {
             outcome: results[0].outcome, slot: results[0].slot,
             bytesUploaded: results.reduce(0) { $0 + $1.bytesUploaded },
             images: results, parameters: parameters, parametersReported: session.parametersReported,
-            chunkSize: session.largestChunk, requestsInFlight: session.mostInFlight, reconnects: session.reconnects)
+            chunkSize: session.largestChunk, requestsInFlight: session.mostInFlight, reconnects: session.reconnects,
+            viaSerialRecovery: session.isSerialRecovery == true)
         return [.cancelTimer(.response), .cancelTimer(.connection), .cancelTimer(.resetDisconnect), .finish(result)]
     }
 

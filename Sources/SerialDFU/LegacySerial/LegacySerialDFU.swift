@@ -53,7 +53,7 @@ package struct LegacySerialDFU: Sendable {
         case done
     }
 
-    private let parts: [FirmwarePart]
+    private let parts: [DFUFirmware.Part]
     private let configuration: Configuration
     private var partIndex = 0
     private var packets: [[UInt8]] = []
@@ -62,13 +62,13 @@ package struct LegacySerialDFU: Sendable {
     private var hasBeenAcknowledged = false
 
     /// Creates the machine for legacy parts (their init packets are the legacy ones).
-    package init(parts: [FirmwarePart], configuration: Configuration = Configuration()) {
+    package init(parts: [DFUFirmware.Part], configuration: Configuration = Configuration()) {
         self.parts = parts
         self.configuration = configuration
     }
 
     /// The payloads of one part's packets, in order.
-    package static func payloads(of part: FirmwarePart, dataPacketSize: Int = 512) -> [[UInt8]] {
+    package static func payloads(of part: DFUFirmware.Part, dataPacketSize: Int = 512) -> [[UInt8]] {
         func word(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
         let sizes: (Int, Int, Int) =
             switch part.imageType {
@@ -220,7 +220,7 @@ package enum LegacySerialError: Error, Sendable, Equatable, CustomStringConverti
         case .noParts: "the input has no legacy dfu part"
         case .noAnswer(let attempts):
             "the device acknowledged none of \(attempts) start packets: is it in bootloader mode? (Adafruit boards: "
-                + "--touch 1200 or double-tap reset)"
+                + "a touch at 1200 baud (SerialPortOptions.touchBaudRate) or double-tap reset)"
         case .unacknowledged(let packet, let attempts, let reason):
             "the device did not acknowledge the \(packet) packet after \(attempts) attempts (\(reason))"
         }

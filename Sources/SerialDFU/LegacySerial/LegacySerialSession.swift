@@ -56,7 +56,7 @@ package struct LegacySerialSession: Sendable {
     /// USB serial number), both until the reconnection deadline.
     ///
     /// - Throws: ``Failure``.
-    package func run(parts: [FirmwarePart], onAction: (LegacySerialDFU.Action) -> Void) async throws(Failure) {
+    package func run(parts: [DFUFirmware.Part], onAction: (LegacySerialDFU.Action) -> Void) async throws(Failure) {
         let clock = ContinuousClock()
         var locator = SerialPortLocator(options.port)
         var port: SerialPort?

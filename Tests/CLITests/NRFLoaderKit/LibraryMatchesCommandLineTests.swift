@@ -89,7 +89,8 @@ struct LibraryMatchesCommandLineTests {
         #expect(try package.zipArchive(timestamp: try Self.timestamp(ofZip: written)) == written)
         #expect(package.imageNames == ["app-gaps-mbr-uicr.bin"])
         #expect(package.entries.map(\.name) == ["app-gaps-mbr-uicr.bin", "app-gaps-mbr-uicr.dat", "manifest.json"])
-        #expect(package.warnings == ["warning: no --key-file: the package is unsigned, for open bootloaders only"])
+        #expect(package.warningKinds == [.unsigned])
+        #expect(package.warnings == ["warning: no signingKey: the package is unsigned, for open bootloaders only"])
     }
 }
 
