@@ -20,7 +20,7 @@ let package = Package(
             targets: [
                 "NRFLoaderKit", "DeviceLink", "Catalog", "Checksums", "HexConverter", "DFUController",
                 "DFUTargetAdapter", "DFUPackage", "DFUSigning", "MCUbootImage", "MCUbootPackage", "SMP",
-                "SMPTargetAdapter", "PackageBuilder", "BootloaderSettings",
+                "SMPTargetAdapter", "SMPUDP", "PackageBuilder", "BootloaderSettings",
             ]),
         .library(name: "NRFLoaderSimulator", targets: ["NRFLoaderSimulator", "DFUSimulator", "SMPSimulator"]),
         .library(
@@ -75,7 +75,7 @@ let package = Package(
             dependencies: [
                 "DeviceLink",
                 "BuildInfo", "Catalog", "Checksums", "DFUController", "DFUTargetAdapter", "DFUPackage", "DFUSigning",
-                "HexConverter", "MCUbootImage", "MCUbootPackage", "SMP", "SMPTargetAdapter",
+                "HexConverter", "MCUbootImage", "MCUbootPackage", "SMP", "SMPTargetAdapter", "SMPUDP",
                 "PackageBuilder", "BootloaderSettings",
             ],
             swiftSettings: strictSwift6
@@ -85,7 +85,7 @@ let package = Package(
             dependencies: [
                 "NRFLoaderKit", "Checksums", "DFUController", "DFUTargetAdapter", "DFUSimulator", "DFUPackage",
                 "DFUSigning", "MCUbootImage", "MCUbootPackage", "SMP", "SMPSimulator",
-                "SMPTargetAdapter",
+                "SMPTargetAdapter", "SMPUDP",
             ],
             swiftSettings: strictSwift6
         ),
@@ -112,6 +112,9 @@ let package = Package(
         .target(name: "HexConverter", swiftSettings: strictSwift6),
         .target(name: "SMP", dependencies: ["DeviceLink"], swiftSettings: strictSwift6),
         .target(name: "SMPTargetAdapter", dependencies: ["DeviceLink", "SMP"], swiftSettings: strictSwift6),
+        // SMP over UDP (Zephyr's smp_udp.c): the socket transport and the datagram server the simulator serves on.
+        .target(
+            name: "SMPUDP", dependencies: ["DeviceLink", "SMP", "SMPTargetAdapter"], swiftSettings: strictSwift6),
         .target(
             name: "SMPSerial", dependencies: ["DeviceLink", "SMP", "SMPTargetAdapter", "SerialLine"],
             swiftSettings: strictSwift6),
@@ -163,7 +166,7 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
-        .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strictSwift6),
+        .target(name: "DBus", dependencies: ["CDBus", "DeviceLink"], swiftSettings: strictSwift6),
         .target(name: "BlueZ", dependencies: ["DeviceLink", "DBus"], swiftSettings: strictSwift6),
         .target(
             name: "BlueZTransport",
@@ -292,6 +295,10 @@ let package = Package(
                 "DeviceLink", "SMP", "MCUbootImage", "Checksums", "SMPTargetAdapter", "SMPSimulator", "DFUSimulator",
                 "TestSupport",
             ],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "SMPUDPTests",
+            dependencies: ["DeviceLink", "SMP", "SMPUDP", "SMPTargetAdapter", "SMPSimulator", "MCUbootImage"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "SMPSimulatorTests", dependencies: ["SMPSimulator", "SMP", "MCUbootImage", "DeviceLink"],

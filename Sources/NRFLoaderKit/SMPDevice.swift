@@ -28,6 +28,8 @@ public struct SMPDevice: Sendable {
     /// How long to wait for it.
     public let options: ManagementOptions
     private let onLog: @Sendable (String) -> Void
+    /// The receiver of lines of detail, for the file transfers (`SMPDevice+Files.swift`).
+    var logger: @Sendable (String) -> Void { onLog }
 
     /// The device that `target` reaches.
     ///
@@ -135,6 +137,8 @@ public struct SMPDevice: Sendable {
         }
         var configuration = SMPExchangeConfiguration()
         if let timeout = options.timeout { configuration = configuration.waiting(timeout) }
+        // A request that must not run twice (a shell command, an erase) is sent once.
+        if !request.isRepeatable { configuration.maximumAttempts = 1 }
         let exchange = SMPExchange(request: request, configuration: configuration)
         let transport: any SMPTransport
         do {

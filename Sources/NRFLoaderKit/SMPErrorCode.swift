@@ -3,8 +3,9 @@ package import SMP
 /// A result code an SMP (MCUmgr) device refused a request with, decoded: a bare `rc` (every SMP v1 answer, and an
 /// unknown group or command in v2), or a group's `err {group, rc}` (SMP v2).
 ///
-/// Names and meanings come from Zephyr's headers: `enum mcumgr_err_t` (`mgmt_defines.h`) for bare codes, and
-/// `enum img_mgmt_err_code_t` (`img_mgmt.h`) for the image group's. ``UpdateError/smpErrorCode`` carries it.
+/// Names and meanings come from Zephyr's headers: `enum mcumgr_err_t` (`mgmt_defines.h`) for bare codes,
+/// `enum img_mgmt_err_code_t` (`img_mgmt.h`) for the image group's, and the other groups' headers (OS, statistics,
+/// settings, file system, shell, enumeration, Zephyr basic) for theirs. ``UpdateError/smpErrorCode`` carries it.
 public struct SMPErrorCode: Sendable, Hashable, CustomStringConvertible {
     /// The management group the code belongs to (1 for the image group), or `nil` for MCUmgr's generic codes.
     public let group: Int?
@@ -37,9 +38,15 @@ public struct SMPErrorCode: Sendable, Hashable, CustomStringConvertible {
             meaning = known?.meaning
         case .group(let number):
             group = Int(number)
-            let known = number == SMPGroup.image.rawValue ? ImageManagementError(rawValue: error.rc) : nil
-            name = known?.name
-            meaning = known?.meaning
+            if number == SMPGroup.image.rawValue {
+                let known = ImageManagementError(rawValue: error.rc)
+                name = known?.name
+                meaning = known?.meaning
+            } else {
+                let known = SMPGroupErrorCodes.explanation(group: number, rc: error.rc)
+                name = known?.name
+                meaning = known?.meaning
+            }
         }
     }
 }

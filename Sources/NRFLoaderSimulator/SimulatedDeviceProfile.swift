@@ -48,8 +48,15 @@ public struct SimulatedDeviceProfile: Sendable {
     /// dropped, and a reset boots the primary slot's image, which then answers as the application.
     public var smpSerialRecovery = false
     /// SMP: MCUboot's mode (`enum mcuboot_mode`) the device reports to `os bootloader info` and boots by: 2
-    /// overwrite-only, 4 direct-XIP, 6 RAM-load, 1 or 3 swap; `nil` answers the query rc 8, as Zephyr does by default.
+    /// overwrite-only, 4 direct-XIP, 6 RAM-load, 1 or 3 swap; `nil`: the OS group's
+    /// own answer (swap using scratch).
     public var smpBootloaderMode: Int?
+    /// SMP: the management groups the device is built without, by id.
+    ///
+    /// 2 statistics, 3 settings, 8 file system, 9 shell, 10 enumeration, 63 Zephyr basic: they answer every command
+    /// with rc 8, `MGMT_ERR_ENOTSUP`, as a Zephyr build without them does. The OS and image groups are always built
+    /// in.
+    public var smpGroupsLeftOut: Set<Int> = []
 
     /// A well-behaved device of `kind` with its defaults.
     ///
@@ -141,6 +148,8 @@ public struct SimulatedDeviceProfile: Sendable {
             configuration.parameters = MCUmgrParameters(
                 bufferSize: smpParameters.bufferSize, bufferCount: smpParameters.bufferCount)
         }
-        return SimulatedSMPDevice(configuration: configuration, running: Self.runningSMPImage)
+        var device = SimulatedSMPDevice(configuration: configuration, running: Self.runningSMPImage)
+        device.managementGroups.builtIn.subtract(smpGroupsLeftOut.compactMap { UInt16(exactly: $0) })
+        return device
     }
 }

@@ -91,7 +91,8 @@ extension SimulatedSMPDevice {
     }
 }
 
-/// The bootloader modes other than swap: what `os bootloader info` reports, and how direct-XIP and RAM-load boot.
+/// The bootloader modes other than swap: how direct-XIP and RAM-load boot (`os bootloader info` reports the mode:
+/// `SimulatedManagementGroups`).
 extension SimulatedSMPDevice {
     /// Direct-XIP (4) and RAM-load (6): the newest valid slot runs, with no marks and no revert.
     var bootsNewestSlot: Bool { configuration.bootloaderMode == 4 || configuration.bootloaderMode == 6 }
@@ -99,12 +100,6 @@ extension SimulatedSMPDevice {
     /// The slot an upload of `image` goes to: the secondary, or in direct-XIP and RAM-load the slot not running.
     func uploadSlot(_ image: Int) -> Int {
         bootsNewestSlot ? 2 * image + (1 - runningSlots[image]) : 2 * image + 1
-    }
-
-    /// `os_mgmt_bootloader_info`: `{}` names the bootloader, `{"query": "mode"}` gives its mode.
-    func bootloaderInfo(_ body: CBORValue) -> CBORValue {
-        guard case .text("mode")? = body["query"] else { return .map([CBORMapEntry("bootloader", .text("MCUboot"))]) }
-        return .map([CBORMapEntry("mode", .int(configuration.bootloaderMode ?? -1))])
     }
 
     /// Direct-XIP and RAM-load boot: each image runs its valid slot of the highest version.

@@ -59,8 +59,8 @@ package struct SimulatedSMPDevice: Sendable {
         ///
         /// 2 overwrite-only (a marked image is copied over the primary slot, no revert), 4 direct-XIP and 6 RAM-load
         /// (uploads go to the slot not running, and the boot runs the valid slot of the highest version; no marks,
-        /// no revert); any other value boots as the swap modes do. `nil`: the application was built without
-        /// `CONFIG_MCUMGR_GRP_OS_BOOTLOADER_INFO` (Zephyr's default), and the query answers rc 8.
+        /// no revert); any other value boots as the swap modes do. `nil`: the swap this device does, reported as 1
+        /// (swap using scratch) unless ``SimulatedManagementGroups/bootloaderMode`` says otherwise.
         package var bootloaderMode: Int?
 
         /// Zephyr's `CONFIG_MCUMGR_GRP_IMG_ALLOW_CONFIRM_NON_ACTIVE_IMAGE_SECONDARY` and `_ANY`
@@ -114,6 +114,8 @@ package struct SimulatedSMPDevice: Sendable {
     var runningSlots: [Int] = []
     /// Serial recovery's upload (`bs_upload`'s `curr_off`, `img_size` and `img_num`), lost on reset.
     var recoveryUpload: (image: Int, offset: Int, size: Int)?
+    /// The OS, statistics, settings, file system, shell, enumeration and Zephyr basic groups, and their state.
+    package var managementGroups = SimulatedManagementGroups()
 
     private struct UploadState: Sendable {
         /// The image number the first chunk named.
@@ -150,6 +152,7 @@ package struct SimulatedSMPDevice: Sendable {
         precondition(running.count == configuration.imageCount, "one running image per image number")
         self.configuration = configuration
         isInSerialRecovery = configuration.startsInSerialRecovery
+        if let mode = configuration.bootloaderMode { managementGroups.bootloaderMode = mode }
         runningSlots = [Int](repeating: 0, count: configuration.imageCount)
         var slots: [[UInt8]] = []
         for image in running {
@@ -211,8 +214,6 @@ package struct SimulatedSMPDevice: Sendable {
             body = .ok(.map([]))
         case (SMPGroup.os.rawValue, 6, .read) where configuration.answersParameters:
             body = .ok(configuration.parameters.body)
-        case (SMPGroup.os.rawValue, 8, .read) where configuration.bootloaderMode != nil:
-            body = .ok(bootloaderInfo(frame.body))
         case (SMPGroup.image.rawValue, let id, _)
         where (id == 0 || id == 1) && forcedAnswers.contains(where: { $0.id == id }):
             let index = forcedAnswers.firstIndex { $0.id == id } ?? 0
@@ -229,7 +230,10 @@ package struct SimulatedSMPDevice: Sendable {
         case (SMPGroup.image.rawValue, 5, .write):
             body = unlessIgnored { $0.erase(frame.body) }
         default:
-            body = .mcumgrError(MCUmgrError.notSupported.rawValue)
+            // The other groups (SimulatedManagementGroups), or rc 8 for what no handler takes.
+            body =
+                managementGroups.answer(frame, bufferSize: configuration.parameters.bufferSize).map(Answer.ok)
+                ?? .mcumgrError(MCUmgrError.notSupported.rawValue)
         }
         let responseHeader = SMPHeader(
             operation: header.operation.response, version: header.version, length: 0, group: header.group,

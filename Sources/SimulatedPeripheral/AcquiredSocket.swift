@@ -1,5 +1,6 @@
 import BlueZ
 import DBus
+import DeviceLink
 import Synchronization
 
 #if canImport(Glibc)

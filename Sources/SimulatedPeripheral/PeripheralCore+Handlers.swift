@@ -2,6 +2,10 @@ import BlueZ
 import DBus
 import DFUSimulator
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The D-Bus methods of the exported objects (BlueZ `org.bluez.GattCharacteristic.rst`, server role;
 /// `org.bluez.LEAdvertisement.rst`; the D-Bus specification's `Properties` and `ObjectManager`).
 extension PeripheralCore {
@@ -126,6 +130,14 @@ extension PeripheralCore {
     ) -> DBusMethodReply {
         let role = characteristic.role
         let options = call.arguments.last?.stringKeyedDictionary ?? [:]
+        if ["StartNotify", "AcquireNotify", "AcquireWrite"].contains(call.member) {
+            let time = prepare(&state, options)
+            if state.link == nil {
+                state.awaitingLink.append((call, characteristic, time + Self.linkGrace))
+                timer.wake()
+                return .deferred
+            }
+        }
         switch call.member {
         case "ReadValue":
             guard role.isReadable else { return refuse(call, role, .att(.readNotPermitted)) }
@@ -156,13 +168,13 @@ extension PeripheralCore {
             _ = prepare(&state, options)
             guard let link = state.link else { return refuse(call, role, .notConnected) }
             guard let socket = openWriteSocket(role, &state) else { return socketFailure() }
-            return .returning([.unixFD(handOut(socket.remote)), .uint16(UInt16(clamping: link.mtu))])
+            return .returning([.unixFD(handOut(socket.remote, &state)), .uint16(UInt16(clamping: link.mtu))])
         case "AcquireNotify":
             guard self.options.offersAcquire, role.hasClientConfiguration else { return notSupported(call, role) }
             let time = prepare(&state, options)
             guard let link = state.link else { return refuse(call, role, .notConnected) }
             if let socket = state.notifySockets[role] {
-                return .returning([.unixFD(handOut(socket.remote)), .uint16(UInt16(clamping: link.mtu))])
+                return .returning([.unixFD(handOut(socket.remote, &state)), .uint16(UInt16(clamping: link.mtu))])
             }
             var answer: DeviceAnswer?
             let events = state.device.enableNotifications(role: role, at: time)
@@ -170,7 +182,7 @@ extension PeripheralCore {
             switch answer {
             case .success:
                 guard let socket = state.notifySockets[role] else { return socketFailure() }
-                return .returning([.unixFD(handOut(socket.remote)), .uint16(UInt16(clamping: link.mtu))])
+                return .returning([.unixFD(handOut(socket.remote, &state)), .uint16(UInt16(clamping: link.mtu))])
             case .failure(let failure):
                 return Self.error(for: failure)
             case nil:
@@ -181,12 +193,8 @@ extension PeripheralCore {
             guard role.hasClientConfiguration else { return notSupported(call, role) }
             let time = prepare(&state, [:])
             if state.notifying.contains(role) { return .returning([]) }
-            guard state.link != nil else {
-                state.awaitingLink.append((call, role, time + Self.linkGrace))
-                timer.wake()
-                return .deferred
-            }
-            return startNotify(call, role, &state, at: time)
+            let events = state.device.enableNotifications(role: role, at: time)
+            return deferredAnswer(call, events, awaiting: .subscription(role, viaSocket: false), &state)
         case "StopNotify":
             if state.notifying.remove(role) != nil { post(characteristic.path, ["Notifying": .bool(false)]) }
             return .returning([])
@@ -199,23 +207,24 @@ extension PeripheralCore {
         }
     }
 
-    /// Subscribes `role` through `PropertiesChanged`, answering `call` when the device has.
-    func startNotify(
-        _ call: DBusMethodCall, _ role: CharacteristicRole, _ state: inout State, at time: Duration
-    ) -> DBusMethodReply {
-        let events = state.device.enableNotifications(role: role, at: time)
-        return deferredAnswer(call, events, awaiting: .subscription(role, viaSocket: false), &state)
-    }
-
-    /// Answers the `StartNotify` calls that came before the link, now that it is taken.
-    func startAwaitedNotifications(_ state: inout State, at time: Duration) {
+    /// Handles the calls that came before the link, now that it is taken, as if they came now.
+    ///
+    /// Their replies leave through the connection's queue, after this handler's thread has moved on: a socket they
+    /// hand out is closed once libdbus has built the reply, not by the next handler.
+    func handleCallsAwaitingLink(_ state: inout State) {
         let waiting = state.awaitingLink
         state.awaitingLink.removeAll()
-        for (call, role, _) in waiting {
-            if state.notifying.contains(role) {
-                connection.reply(toCall: call.id, with: .returning([]))
-            } else {
-                _ = startNotify(call, role, &state, at: time)
+        for (call, characteristic, _) in waiting {
+            state.lateDescriptors = []
+            let reply = characteristicCall(call, characteristic, &state)
+            let late = state.lateDescriptors ?? []
+            state.lateDescriptors = nil
+            if case .deferred = reply {
+                for descriptor in late where descriptor >= 0 { close(descriptor) }
+                continue
+            }
+            connection.reply(toCall: call.id, with: reply) {
+                for descriptor in late where descriptor >= 0 { close(descriptor) }
             }
         }
     }

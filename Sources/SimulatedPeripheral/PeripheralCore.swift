@@ -54,12 +54,16 @@ final class PeripheralCore: Sendable {
         var values: [String: [UInt8]] = [:]
         /// Calls the device never answered (a stalled device): failed when the link goes.
         var stalledCalls: [UInt64] = []
-        /// `StartNotify` calls that arrived before BlueZ's `Connected` signal was processed.
+        /// `StartNotify`, `AcquireNotify` and `AcquireWrite` calls that arrived before BlueZ's `Connected` signal was
+        /// processed.
         ///
-        /// BlueZ only makes them for a connected central (it writes the CCCD over the link), but the signal reaches
-        /// the core on another path than the call. They are answered once the link is taken, or refused after
-        /// ``linkGrace``.
-        var awaitingLink: [(call: DBusMethodCall, role: CharacteristicRole, deadline: Duration)] = []
+        /// BlueZ only makes them for a connected central (it writes the CCCD, or hands out a socket, for the link),
+        /// but the signal reaches the core on another path than the call. They are handled once the link is taken,
+        /// or refused after ``linkGrace``.
+        var awaitingLink: [(call: DBusMethodCall, characteristic: GATTDatabase.Characteristic, deadline: Duration)] =
+            []
+        /// While such a call is handled: the descriptors handed out for its reply (see `handOut(_:_:)`).
+        var lateDescriptors: [Int32]?
         var logCursor = 0
         var activated: [FirmwareType: [UInt8]] = [:]
     }
@@ -210,7 +214,7 @@ final class PeripheralCore: Sendable {
             }
         }
         deliver(events, &state)
-        if negotiated != nil { startAwaitedNotifications(&state, at: time) }
+        if negotiated != nil { handleCallsAwaitingLink(&state) }
         if negotiated == nil {
             // The device is not advertising (it resets): a real one would not have accepted the connection.
             state.disconnecting.insert(central)
@@ -304,10 +308,15 @@ final class PeripheralCore: Sendable {
             arguments: [.string(BlueZInterface.characteristic), .propertyDictionary(changed), .stringArray([])])
     }
 
-    /// A duplicate of `descriptor` for a reply; it is closed once libdbus has taken its own copy.
-    func handOut(_ descriptor: Int32) -> Int32 {
+    /// A duplicate of `descriptor` for a reply; it is closed once libdbus has taken its own copy: by the next
+    /// handler, or for a call handled late, once its queued reply is built.
+    func handOut(_ descriptor: Int32, _ state: inout State) -> Int32 {
         let duplicate = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
-        handedOut.withLock { $0.append(duplicate) }
+        if state.lateDescriptors != nil {
+            state.lateDescriptors?.append(duplicate)
+        } else {
+            handedOut.withLock { $0.append(duplicate) }
+        }
         return duplicate
     }
 

@@ -2,7 +2,7 @@ import FoundationEssentials
 import NRFLoaderKit
 
 /// The devices of `--targets-from FILE`: one address per line, or the JSON Lines of `scan --json` (their
-/// `address` and `name`); blank lines and lines starting with `#` are skipped.
+/// `address` and `name`), or `udp:HOST[:PORT]` lines; blank lines and lines starting with `#` are skipped.
 struct FleetTargetList {
     struct Entry: Equatable {
         var address: BluetoothDeviceAddress
@@ -10,6 +10,8 @@ struct FleetTargetList {
     }
 
     var entries: [Entry] = []
+    /// The `udp:` lines: devices with MCUmgr's UDP transport (a list holds these or Bluetooth devices, not both).
+    var udpAddresses: [UDPDeviceAddress] = []
 
     /// Parses the text of a targets file.
     ///
@@ -23,6 +25,23 @@ struct FleetTargetList {
             let line = String(rawLine.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
             if line.isEmpty || line.hasPrefix("#") { continue }
             let place = "\(file):\(number + 1)"
+            if UDPDeviceAddress.isUDPTarget(line) {
+                let address: UDPDeviceAddress
+                do { address = try UDPDeviceAddress(parsing: line) } catch {
+                    throw FleetTargetListError(description: "\(place): \(error)")
+                }
+                guard !entries.isEmpty || !udpAddresses.contains(address) else {
+                    throw FleetTargetListError(description: "\(place): \(address) is listed twice")
+                }
+                guard entries.isEmpty else {
+                    throw FleetTargetListError(description: "\(place): udp: devices and Bluetooth devices in one list")
+                }
+                udpAddresses.append(address)
+                continue
+            }
+            if !udpAddresses.isEmpty {
+                throw FleetTargetListError(description: "\(place): udp: devices and Bluetooth devices in one list")
+            }
             let entry: Entry
             if line.hasPrefix("{") {
                 let scanned: ScanLine
@@ -40,7 +59,9 @@ struct FleetTargetList {
             }
             entries.append(entry)
         }
-        if entries.isEmpty { throw FleetTargetListError(description: "\(file): no device addresses") }
+        if entries.isEmpty, udpAddresses.isEmpty {
+            throw FleetTargetListError(description: "\(file): no device addresses")
+        }
     }
 
     private static func address(_ text: String, at place: String) throws -> BluetoothDeviceAddress {

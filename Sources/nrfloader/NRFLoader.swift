@@ -15,10 +15,13 @@ struct NRFLoader: AsyncParsableCommand {
         version: BuildVersion.text,
         subcommands: [
             ListCommand.self, InfoCommand.self, ConvertCommand.self, ScanCommand.self, UploadCommand.self,
-            SimulateCommand.self, SimulateSerialCommand.self, PackageCommand.self, KeysCommand.self,
-            SettingsCommand.self, ServeCommand.self,
+            SimulateCommand.self, SimulateSerialCommand.self, SimulateUDPCommand.self, PackageCommand.self,
+            KeysCommand.self, SettingsCommand.self, ServeCommand.self,
             // The mcumgr-style SMP verbs (issue 20).
             ImageCommand.self, ResetCommand.self, EchoCommand.self,
+            // The other management groups.
+            OSCommand.self, FSCommand.self, ShellCommand.self, StatCommand.self, EnumCommand.self,
+            StorageEraseCommand.self,
         ]
     )
 

@@ -9,8 +9,9 @@ import NRFLoaderSimulator
 struct SMPTargetOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "The device: a Bluetooth address (AA:BB:CC:DD:EE:FF) of a device with the SMP service, or 'sim:smp', a "
-                + "simulated Zephyr/MCUboot device in this process (a fresh one each run)."))
+            "The device: a Bluetooth address (AA:BB:CC:DD:EE:FF) of a device with the SMP service, "
+                + "udp:HOST[:PORT] or udp:[IPV6]:PORT for Zephyr's MCUmgr UDP transport (port 1337 by default), or "
+                + "'sim:smp', a simulated Zephyr/MCUboot device in this process (a fresh one each run)."))
     var target: String?
 
     @Option(help: "The device that advertises exactly this name (Bluetooth).")
@@ -53,6 +54,8 @@ struct SMPTargetOptions: ParsableArguments {
         case serial(String)
         /// `--target ADDRESS`.
         case bluetoothAddress(String)
+        /// `--target udp:HOST[:PORT]`.
+        case udp(String)
         /// `--name NAME`.
         case bluetoothName(String)
     }
@@ -63,13 +66,15 @@ struct SMPTargetOptions: ParsableArguments {
             switch (target, name, port) {
             case (nil, nil, let port?): return .serial(port)
             case ("sim:smp", nil, nil): return .simulated
+            case (let target?, nil, nil) where UDPDeviceAddress.isUDPTarget(target): return .udp(target)
             case (let target?, nil, nil):
                 if target == "sim" || target.hasPrefix("sim:") {
                     throw ValidationError("unknown simulated target '\(target)' (SMP commands reach sim:smp)")
                 }
                 return .bluetoothAddress(target)
             case (nil, let name?, nil): return .bluetoothName(name)
-            case (nil, nil, nil): throw ValidationError("give the device with --port PATH or --target sim:smp")
+            case (nil, nil, nil):
+                throw ValidationError("give the device with --port PATH, --target udp:HOST[:PORT] or --target sim:smp")
             case (.some, .some, _): throw ValidationError("--target and --name exclude each other")
             case (_, _, .some): throw ValidationError("--port excludes --target and --name")
             }
@@ -90,6 +95,9 @@ struct SMPTargetOptions: ParsableArguments {
                     "--target '\(text)' is neither sim:smp nor a Bluetooth address (AA:BB:CC:DD:EE:FF)")
             }
         case .bluetoothName: break
+        case .udp(let text):
+            if adapter != nil { throw ValidationError("--adapter needs --target ADDRESS or --name NAME") }
+            do { _ = try UDPDeviceAddress(parsing: text) } catch { throw ValidationError("--target: \(error)") }
         case .simulated, .serial:
             if adapter != nil { throw ValidationError("--adapter needs --target ADDRESS or --name NAME") }
         }
@@ -132,6 +140,8 @@ struct SMPTargetOptions: ParsableArguments {
             var bluetooth = BluetoothOptions()
             bluetooth.adapter = adapter
             target = .bluetooth(name: name, options: bluetooth)
+        case .udp(let text):
+            target = .udp(try UDPDeviceAddress(parsing: text))
         }
         var options = ManagementOptions()
         if let timeout { options.timeout = .seconds(timeout) }

@@ -5,8 +5,15 @@ import NRFLoaderKit
 struct SettingsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "settings",
-        abstract: "Make or show a bootloader settings page (.hex), as nrfutil 6.1.7 'settings' does.",
-        subcommands: [Generate.self, Display.self]
+        abstract: "Make or show a bootloader settings page (.hex); read and write an SMP device's settings.",
+        discussion: """
+            generate and display work on nRF5 bootloader settings pages, as nrfutil 6.1.7 'settings' does. read, \
+            write, delete, commit, load and save reach an SMP (MCUmgr) device's settings (Zephyr's settings \
+            management group).
+            """,
+        subcommands: [
+            Generate.self, Display.self, Read.self, Write.self, Delete.self, Commit.self, Load.self, Save.self,
+        ]
     )
 
     /// `settings generate [options] HEXFILE`.

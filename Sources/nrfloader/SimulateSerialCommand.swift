@@ -73,7 +73,7 @@ struct SimulateSerialCommand: AsyncParsableCommand {
     @Option(
         help: ArgumentHelp(
             "smp: the MCUboot mode the device reports to bootloader info and boots by: swap-using-scratch, "
-                + "overwrite-only, swap-using-move, direct-xip, ram-load (default: it does not answer, as Zephyr).",
+                + "overwrite-only, swap-using-move, direct-xip, ram-load (default: swap-using-scratch).",
             valueName: "mode"))
     var smpBootloaderMode: BootloaderModeArgument?
 

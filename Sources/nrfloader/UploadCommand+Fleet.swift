@@ -31,6 +31,7 @@ extension UploadCommand {
         if fleetOptions.targetsFrom == "-", input == "-" {
             throw ValidationError("--targets-from - and the input '-' cannot both read standard input")
         }
+        if targets.contains(where: UDPDeviceAddress.isUDPTarget) { return try validateUDPFleet() }
         let kinds = try targets.map { try Self.simulatedDFUKind($0, alsoValid: "") }
         let simulatedCount = kinds.compactMap { $0 }.count
         if simulatedCount > 0 {
@@ -69,6 +70,9 @@ extension UploadCommand {
     func runFleet() async throws {
         // The input first: a bad file fails before any device work.
         let firmware = try Firmware(input, options: firmwareOptions)
+        if try isUDPFleet() {
+            throw ValidationError("udp: devices take signed MCUboot images over SMP, not '\(input)'")
+        }
         let parts = try firmware.dfuParts()
         let kinds = try targets.compactMap { try Self.simulatedDFUKind($0, alsoValid: "") }
         if !kinds.isEmpty {

@@ -9,6 +9,7 @@ import NRFLoaderKit
 extension UploadCommand {
     /// Runs the fleet and exits with the most serious device status when any device was not updated.
     func runSMPFleet(_ firmware: Firmware, image: MCUbootImageInfo) async throws {
+        if try isUDPFleet() { return try await runUDPFleet(firmware, image: image) }
         guard name == nil else {
             throw ValidationError(
                 "--name REGEX --all with a signed MCUboot image is not supported; give the devices with --target or "

@@ -17,15 +17,16 @@ struct UploadCommand: AsyncParsableCommand {
             sends a signed MCUboot image (.bin), or every image of an nRF Connect SDK dfu_application.zip, over SMP \
             (MCUmgr) to a simulated Zephyr/MCUboot device (--smp-mode). --port PATH updates over a serial port: a \
             signed MCUboot image or an NCS dfu_application.zip over SMP in Zephyr's console framing, anything else \
-            over nRF5 serial DFU.
+            over nRF5 serial DFU. --target udp:HOST[:PORT] (udp:[IPV6]:PORT for IPv6; port 1337 by default) sends \
+            MCUboot firmware over SMP to a device with Zephyr's MCUmgr UDP transport.
             """
     )
 
     @Option(
         name: .customLong("target"),
         help: ArgumentHelp(
-            "The device: a Bluetooth address (AA:BB:CC:DD:EE:FF), or 'sim[:secure|buttonless|legacy|legacy-v1|smp]'; "
-                + "repeat it to update several devices at once."))
+            "The device: a Bluetooth address (AA:BB:CC:DD:EE:FF), udp:HOST[:PORT] (SMP over UDP), or "
+                + "'sim[:secure|buttonless|legacy|legacy-v1|smp]'; repeat it to update several devices at once."))
     var targets: [String] = []
     var target: String? { targets.first }
 
@@ -71,6 +72,8 @@ struct UploadCommand: AsyncParsableCommand {
         switch (target, name) {
         case (nil, nil): throw ValidationError("give the device with --target ADDRESS, --name NAME or --port PATH")
         case (.some, .some): throw ValidationError("--target and --name exclude each other")
+        case (let target?, nil) where UDPDeviceAddress.isUDPTarget(target):
+            do { _ = try UDPDeviceAddress(parsing: target) } catch { throw ValidationError("--target: \(error)") }
         case (let target?, nil):
             if try simulatedKind() == nil {
                 do { _ = try BluetoothDeviceAddress(parsing: target) } catch {
@@ -121,6 +124,10 @@ struct UploadCommand: AsyncParsableCommand {
             return try await perform(
                 FirmwareUpdate(
                     firmware: firmware, target: .serial(port, options: serialPortOptions), options: updateOptions))
+        }
+        if let target, UDPDeviceAddress.isUDPTarget(target) {
+            let device = UpdateTarget.udp(try UDPDeviceAddress(parsing: target))
+            return try await perform(FirmwareUpdate(firmware: firmware, target: device, options: updateOptions))
         }
         let kind: SimulatedDeviceKind? = isSMPSimulation ? .smp : try simulatedKind()
         guard let kind else {

@@ -309,7 +309,7 @@ private let runningHash = "1927c74c30bcb311a8f6108cb9b4c610284e23330b4da5918bc02
                 ["image", "list", "--target", "sim:smp", "--adapter", "hci0"],
                 "Error: --adapter needs --target ADDRESS or --name NAME"
             ),
-            (["echo", "x"], "Error: give the device with --port PATH or --target sim:smp"),
+            (["echo", "x"], "Error: give the device with --port PATH, --target udp:HOST[:PORT] or --target sim:smp"),
             (["reset", "--target", "sim"], "Error: unknown simulated target 'sim' (SMP commands reach sim:smp)"),
             (
                 ["image", "test", "abc", "--target", "sim:smp"],

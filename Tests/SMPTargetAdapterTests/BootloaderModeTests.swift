@@ -88,9 +88,9 @@ import Testing
         }
     }
 
-    @Test("a swap mode, or no answer to the question (rc 8), is updated as before: test, reset, confirm")
+    @Test("a swap mode (the simulated default, or move) is updated as before: test, reset, confirm")
     func swapAndUnanswered() async throws {
-        for mode in [1, nil] as [Int?] {
+        for mode in [nil, 3] as [Int?] {
             let run = await Self.upload(mode: mode)
             guard case .completed(let result) = run.outcome else {
                 Issue.record("mode \(String(describing: mode)): \(run.outcome)")

@@ -236,6 +236,20 @@ package final class BusConnection: Sendable {
         loop.enqueue { loop in loop.answerDeferred(id, with: reply) }
     }
 
+    /// ``reply(toCall:with:)``, then `afterwards` on the connection's thread once the reply is built (libdbus has
+    /// taken its own copies of the descriptors in it, so the caller's may be closed).
+    ///
+    /// - Parameters:
+    ///   - id: The call's ``DBusMethodCall/id``.
+    ///   - reply: The answer.
+    ///   - afterwards: Runs after the reply is built and queued.
+    package func reply(toCall id: UInt64, with reply: DBusMethodReply, afterwards: @escaping @Sendable () -> Void) {
+        loop.enqueue { loop in
+            loop.answerDeferred(id, with: reply)
+            afterwards()
+        }
+    }
+
     /// Emits a signal without waiting: for export handlers, which run on the connection's thread and cannot wait.
     ///
     /// Signals posted from one thread leave in the order they were posted, interleaved in order with

@@ -1,4 +1,5 @@
 import CDBus
+import DeviceLink
 import Synchronization
 
 #if canImport(Glibc)

@@ -129,8 +129,7 @@ package struct SMPExchange: Sendable {
             return [.log("ignored an answer with seq \(frame.header.sequence), not the request's")]
         }
         let asked = currentRequest
-        let command = asked.wire.command
-        guard frame.header.group == command.group.rawValue, frame.header.command == command.id else {
+        guard frame.header.group == asked.groupID, frame.header.command == asked.commandID else {
             return fail(
                 .protocolViolation(
                     "answer with seq \(frame.header.sequence) is for group \(frame.header.group) command "
@@ -301,7 +300,7 @@ package struct SMPExchange: Sendable {
         nextSequence &+= 1
         sequences.append(sequence)
         state = .awaitingAnswer
-        let frame = currentRequest.wire.frame(sequence: sequence, version: configuration.version).encoded()
+        let frame = currentRequest.frame(sequence: sequence, version: configuration.version).encoded()
         return [.send(frame), .startTimer(.response, deadline: now + responseTimeout)]
     }
 

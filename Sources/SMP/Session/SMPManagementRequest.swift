@@ -14,9 +14,41 @@ package enum SMPManagementRequest: Sendable, Equatable, CustomStringConvertible 
     case confirmImage(hash: [UInt8]?)
     /// Image erase of `slot`, or without one of the slot the device picks (the secondary slot, 1).
     case eraseImage(slot: Int?)
+    /// A request of another group (OS beyond echo and reset, statistics, settings, file system, shell, enumeration,
+    /// Zephyr basic); its answer's body is the reply, read by the caller.
+    case group(SMPGroupRequest)
 
-    /// The request on the wire.
-    package var wire: SMPRequest {
+    /// The group id of the request's header.
+    package var groupID: UInt16 {
+        if case .group(let request) = self { return request.group }
+        return wire.command.group.rawValue
+    }
+
+    /// The command id of the request's header.
+    package var commandID: UInt8 {
+        if case .group(let request) = self { return request.id }
+        return wire.command.id
+    }
+
+    /// Whether sending the request again after a lost answer is harmless.
+    package var isRepeatable: Bool {
+        if case .group(let request) = self { return request.isRepeatable }
+        return true
+    }
+
+    /// The request as a frame.
+    ///
+    /// - Parameters:
+    ///   - sequence: The sequence number the answer will echo.
+    ///   - version: The protocol version to ask in.
+    /// - Returns: The frame.
+    package func frame(sequence: UInt8, version: SMPVersion) -> SMPFrame {
+        if case .group(let request) = self { return request.frame(sequence: sequence, version: version) }
+        return wire.frame(sequence: sequence, version: version)
+    }
+
+    /// The request on the wire (an image or OS request; ``group(_:)`` builds its own frame).
+    var wire: SMPRequest {
         switch self {
         case .echo(let text): .echo(text)
         case .reset: .reset
@@ -25,6 +57,7 @@ package enum SMPManagementRequest: Sendable, Equatable, CustomStringConvertible 
         case .confirmImage(let hash): .writeImageState(hash: hash, confirm: true)
         case .eraseImage(let slot?): .eraseSlot(slot)
         case .eraseImage(nil): .erase
+        case .group(let request): preconditionFailure("\(request) has no SMPRequest form")
         }
     }
 
@@ -37,6 +70,7 @@ package enum SMPManagementRequest: Sendable, Equatable, CustomStringConvertible 
         case .testImage: "image test"
         case .confirmImage: "image confirm"
         case .eraseImage: "image erase"
+        case .group(let request): request.name
         }
     }
 
@@ -45,7 +79,7 @@ package enum SMPManagementRequest: Sendable, Equatable, CustomStringConvertible 
     var changesImageState: Bool {
         switch self {
         case .testImage, .confirmImage, .eraseImage: true
-        case .echo, .reset, .readImageState: false
+        case .echo, .reset, .readImageState, .group: false
         }
     }
 
@@ -82,7 +116,7 @@ package enum SMPManagementRequest: Sendable, Equatable, CustomStringConvertible 
                 return nil
             }
             return "\(describe(slot)) still holding version \(slot.version)"
-        case .echo, .reset, .readImageState:
+        case .echo, .reset, .readImageState, .group:
             preconditionFailure("\(self) changes no image state")
         }
     }
@@ -95,7 +129,7 @@ package enum SMPManagementRequest: Sendable, Equatable, CustomStringConvertible 
         switch self {
         case .testImage, .confirmImage: .stateWritten(state)
         case .eraseImage: .erased
-        case .echo, .reset, .readImageState: preconditionFailure("\(self) changes no image state")
+        case .echo, .reset, .readImageState, .group: preconditionFailure("\(self) changes no image state")
         }
     }
 
@@ -110,6 +144,8 @@ package enum SMPManagementRequest: Sendable, Equatable, CustomStringConvertible 
             return .echoed(try EchoResponse(body: body).text)
         case .readImageState:
             return .imageState(try ImageStateResponse(body: body))
+        case .group:
+            return .answered(body)
         case .testImage, .confirmImage, .eraseImage:
             preconditionFailure("a state change's reply comes from the state read after it, not from its answer")
         case .reset:
@@ -131,4 +167,6 @@ package enum SMPManagementReply: Sendable, Equatable {
     case stateWritten(ImageStateResponse)
     /// The slot was erased, and a fresh read shows it empty.
     case erased
+    /// The body of the answer to a ``SMPManagementRequest/group(_:)`` request, checked for `rc` and `err`.
+    case answered(CBORValue)
 }

@@ -178,7 +178,9 @@ package struct SMPDeviceError: Error, Sendable, Equatable, CustomStringConvertib
         case .mcumgr:
             return MCUmgrError(rawValue: rc).map { "\($0.name): \($0.meaning)" }
         case .group(let group):
-            guard group == SMPGroup.image.rawValue else { return nil }
+            guard group == SMPGroup.image.rawValue else {
+                return SMPGroupErrorCodes.explanation(group: group, rc: rc).map { "\($0.name): \($0.meaning)" }
+            }
             return ImageManagementError(rawValue: rc).map { "\($0.name): \($0.meaning)" }
         }
     }
