@@ -20,7 +20,7 @@ let package = Package(
             targets: [
                 "NRFLoaderKit", "DeviceLink", "Catalog", "Checksums", "HexConverter", "DFUController",
                 "DFUTargetAdapter", "DFUPackage", "DFUSigning", "MCUbootImage", "MCUbootPackage", "SMP",
-                "SMPTargetAdapter", "SMPUDP", "PackageBuilder", "BootloaderSettings",
+                "SMPTargetAdapter", "SMPUDP", "DetachedThread", "PackageBuilder", "BootloaderSettings",
             ]),
         .library(name: "NRFLoaderSimulator", targets: ["NRFLoaderSimulator", "DFUSimulator", "SMPSimulator"]),
         .library(
@@ -85,7 +85,7 @@ let package = Package(
             dependencies: [
                 "NRFLoaderKit", "Checksums", "DFUController", "DFUTargetAdapter", "DFUSimulator", "DFUPackage",
                 "DFUSigning", "MCUbootImage", "MCUbootPackage", "SMP", "SMPSimulator",
-                "SMPTargetAdapter", "SMPUDP",
+                "SMPTargetAdapter", "SMPUDP", "DetachedThread",
             ],
             swiftSettings: strictSwift6
         ),
@@ -114,7 +114,8 @@ let package = Package(
         .target(name: "SMPTargetAdapter", dependencies: ["DeviceLink", "SMP"], swiftSettings: strictSwift6),
         // SMP over UDP (Zephyr's smp_udp.c): the socket transport and the datagram server the simulator serves on.
         .target(
-            name: "SMPUDP", dependencies: ["DeviceLink", "SMP", "SMPTargetAdapter"], swiftSettings: strictSwift6),
+            name: "SMPUDP", dependencies: ["DeviceLink", "DetachedThread", "SMP", "SMPTargetAdapter"],
+            swiftSettings: strictSwift6),
         .target(
             name: "SMPSerial", dependencies: ["DeviceLink", "SMP", "SMPTargetAdapter", "SerialLine"],
             swiftSettings: strictSwift6),
@@ -166,11 +167,13 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
-        .target(name: "DBus", dependencies: ["CDBus", "DeviceLink"], swiftSettings: strictSwift6),
+        .target(name: "DBus", dependencies: ["CDBus", "DetachedThread"], swiftSettings: strictSwift6),
+        // The blocking loops' threads (D-Bus, sockets, timers), off the Swift cooperative pool.
+        .target(name: "DetachedThread", swiftSettings: strictSwift6),
         .target(name: "BlueZ", dependencies: ["DeviceLink", "DBus"], swiftSettings: strictSwift6),
         .target(
             name: "BlueZTransport",
-            dependencies: ["DeviceLink", "BlueZ", "DBus", "DFUTargetAdapter", "DFUController"],
+            dependencies: ["DeviceLink", "DetachedThread", "BlueZ", "DBus", "DFUTargetAdapter", "DFUController"],
             swiftSettings: strictSwift6
         ),
         .target(
@@ -180,7 +183,9 @@ let package = Package(
         ),
         .target(
             name: "SimulatedPeripheral",
-            dependencies: ["DeviceLink", "BlueZ", "DBus", "DFUSimulator", "DFUController", "SMP", "SMPSimulator"],
+            dependencies: [
+                "DeviceLink", "DetachedThread", "BlueZ", "DBus", "DFUSimulator", "DFUController", "SMP", "SMPSimulator",
+            ],
             swiftSettings: strictSwift6
         ),
         .target(
@@ -298,7 +303,9 @@ let package = Package(
             swiftSettings: strictSwift6),
         .testTarget(
             name: "SMPUDPTests",
-            dependencies: ["DeviceLink", "SMP", "SMPUDP", "SMPTargetAdapter", "SMPSimulator", "MCUbootImage"],
+            dependencies: [
+                "DeviceLink", "DetachedThread", "SMP", "SMPUDP", "SMPTargetAdapter", "SMPSimulator", "MCUbootImage",
+            ],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "SMPSimulatorTests", dependencies: ["SMPSimulator", "SMP", "MCUbootImage", "DeviceLink"],

@@ -1,3 +1,4 @@
+import DetachedThread
 import DeviceLink
 public import NRFLoaderKit
 import SMPSimulator

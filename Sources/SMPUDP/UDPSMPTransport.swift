@@ -1,3 +1,4 @@
+import DetachedThread
 package import DeviceLink
 import SMP
 package import SMPTargetAdapter

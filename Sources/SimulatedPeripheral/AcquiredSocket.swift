@@ -1,6 +1,6 @@
 import BlueZ
 import DBus
-import DeviceLink
+import DetachedThread
 import Synchronization
 
 #if canImport(Glibc)

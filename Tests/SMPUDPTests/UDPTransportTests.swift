@@ -1,3 +1,4 @@
+import DetachedThread
 import DeviceLink
 import MCUbootImage
 import SMP

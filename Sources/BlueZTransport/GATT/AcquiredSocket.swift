@@ -1,5 +1,6 @@
 import DBus
 import DFUTargetAdapter
+import DetachedThread
 import DeviceLink
 import Synchronization
 

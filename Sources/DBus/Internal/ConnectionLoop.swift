@@ -1,5 +1,5 @@
 import CDBus
-import DeviceLink
+import DetachedThread
 import Synchronization
 
 #if canImport(Glibc)
