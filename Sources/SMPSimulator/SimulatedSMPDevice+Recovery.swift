@@ -74,7 +74,10 @@ extension SimulatedSMPDevice {
         slots[2 * current.image].replaceSubrange(current.offset..<current.offset + data.count, with: data)
         current.offset += data.count
         recoveryUpload = current
-        if current.offset == current.size { log.append("serial recovery: upload complete: \(current.size) bytes") }
+        if current.offset == current.size {
+            log.append("serial recovery: upload complete: \(current.size) bytes")
+            recoveryWroteImage = true
+        }
         return [CBORMapEntry("rc", .int(0)), CBORMapEntry("off", .int(current.offset))]
     }
 
@@ -87,6 +90,9 @@ extension SimulatedSMPDevice {
             return
         }
         isInSerialRecovery = false
+        // Booting an image recovery wrote is its activation (what a USB device re-enumerates on).
+        if recoveryWroteImage { swapCount += 1 }
+        recoveryWroteImage = false
         log.append("boot \(bootCount): serial recovery left; running \(running.header.version)")
     }
 }

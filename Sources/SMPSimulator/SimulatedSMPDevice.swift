@@ -114,6 +114,8 @@ package struct SimulatedSMPDevice: Sendable {
     var runningSlots: [Int] = []
     /// Serial recovery's upload (`bs_upload`'s `curr_off`, `img_size` and `img_num`), lost on reset.
     var recoveryUpload: (image: Int, offset: Int, size: Int)?
+    /// Whether serial recovery wrote a whole image since the device last booted.
+    var recoveryWroteImage = false
     /// The OS, statistics, settings, file system, shell, enumeration and Zephyr basic groups, and their state.
     package var managementGroups = SimulatedManagementGroups()
 

@@ -49,7 +49,7 @@ import Testing
         }
     }
 
-    private let taskTable = """
+    static let taskTable = """
         TASK      PRIO  TID  STATE  STKSIZ  STKUSE  RUNTIME
         idle        15    0      0      80      16        0
         logging     14    1      0     192      80        0
@@ -59,7 +59,7 @@ import Testing
 
         """
 
-    private let enumTable = """
+    static let enumTable = """
         GROUP  NAME               HANDLERS
             0  os mgmt                   9
             1  img mgmt                  6
@@ -72,28 +72,31 @@ import Testing
 
         """
 
+    /// Each verb and what it prints against a fresh simulated device, on every transport.
+    static let answers: [([String], String)] = [
+        (["os", "taskstat"], Self.taskTable),
+        (["os", "info"], "Zephyr\n"),
+        (["os", "info", "a"], "Zephyr unknown v3.7.0 3.7.0 arm cortex-m4 nrf52840dk/nrf52840 Zephyr\n"),
+        (["os", "bootloader-info"], "MCUboot, mode swap-using-scratch (1), tests and reverts\n"),
+        (["stat", "list"], "smp_svr_stats\n"),
+        (["settings", "read", "app/greeting"], "68656c6c6f\n"),
+        (["settings", "read", "app/greeting", "--text", "--max-size", "4"], "hell\n"),
+        (["enum"], Self.enumTable),
+        (["fs", "status", "/lfs/hello.txt"], "/lfs/hello.txt: 37 bytes\n"),
+        (["fs", "hash", "/lfs/hello.txt"], "crc32 0xaeb341a2 (37 bytes of /lfs/hello.txt)\n"),
+        (
+            ["fs", "hash", "/lfs/hello.txt", "--type", "sha256"],
+            "sha256 cf5ad0fc6a2b39de48df6bcc348049ae028c3f39500f568eeaeda26456724317 (37 bytes of /lfs/hello.txt)\n"
+        ),
+        (["fs", "hash-types"], "TYPE    FORMAT  SIZE\ncrc32   number     4\nsha256  bytes     32\n"),
+        (["storage-erase"], "storage partition erased\n"),
+    ]
+
     @Test("each verb answers as Zephyr's handler does, byte for byte", arguments: Transport.allCases)
     func answers(transport: Transport) throws {
         let device = try Device(transport)
         defer { device.stop() }
-        let cases: [([String], String)] = [
-            (["os", "taskstat"], taskTable),
-            (["os", "info"], "Zephyr\n"),
-            (["os", "info", "a"], "Zephyr unknown v3.7.0 3.7.0 arm cortex-m4 nrf52840dk/nrf52840 Zephyr\n"),
-            (["os", "bootloader-info"], "MCUboot, mode swap-using-scratch (1), tests and reverts\n"),
-            (["stat", "list"], "smp_svr_stats\n"),
-            (["settings", "read", "app/greeting"], "68656c6c6f\n"),
-            (["settings", "read", "app/greeting", "--text", "--max-size", "4"], "hell\n"),
-            (["enum"], enumTable),
-            (["fs", "status", "/lfs/hello.txt"], "/lfs/hello.txt: 37 bytes\n"),
-            (["fs", "hash", "/lfs/hello.txt"], "crc32 0xaeb341a2 (37 bytes of /lfs/hello.txt)\n"),
-            (
-                ["fs", "hash", "/lfs/hello.txt", "--type", "sha256"],
-                "sha256 cf5ad0fc6a2b39de48df6bcc348049ae028c3f39500f568eeaeda26456724317 (37 bytes of /lfs/hello.txt)\n"
-            ),
-            (["fs", "hash-types"], "TYPE    FORMAT  SIZE\ncrc32   number     4\nsha256  bytes     32\n"),
-            (["storage-erase"], "storage partition erased\n"),
-        ]
+        let cases = Self.answers
         for (verb, expected) in cases {
             let result = nrfloader(verb + device.options)
             #expect(result.status == 0, "\(verb): \(result.stderrText)")

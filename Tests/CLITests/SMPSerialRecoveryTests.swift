@@ -105,4 +105,29 @@ private let mcuboot = TestPaths.repositoryRoot.appendingPathComponent("Tests/Dat
         #expect(image["slot"] as? Int == 1 && image["active"] as? Bool == true)
         #expect((final["smp"] as? [String: Any])?["bootloader_mode"] as? String == "direct-xip")
     }
+
+    @Test("over USB CDC the reset re-enumerates the port: found again by its serial number, the new image confirmed")
+    func recoveryOverReenumeratingUSB() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let simulator = try SerialSimulator(
+            [
+                "--protocol", "smp", "--smp-recovery", "--sysfs", folder.file("sys"), "--usb-serial", "C0DE0000CAFE",
+                "--reenumerate", "next", "--save-images", folder.file("images"),
+            ], in: folder, portName: "dev/ttyACM0")
+        let input = "\(mcuboot)/ed25519.bin"
+        let result = ProcessRunner().run(
+            TestPaths.nrfloader, ["upload", "--port", simulator.port, "--timeout", "5", "--json", input],
+            environment: ["NRFLOADER_SYSFS": folder.file("sys"), "NRFLOADER_DEV": folder.file("dev")])
+        _ = simulator.stop()
+        #expect(result.status == 0, "\(result.stderrText)")
+        let transcript = try String(contentsOfFile: simulator.transcript, encoding: .utf8)
+        #expect(
+            transcript.contains("# port re-enumerated as \(folder.file("dev/ttyACM1")), usb serial number C0DE0000CAFE")
+        )
+        let final = try #require(try jsonLines(result.stdoutText).last)
+        #expect(final["event"] as? String == "result" && final["state"] as? String == "confirmed")
+        #expect((final["smp"] as? [String: Any])?["serial_recovery"] as? Bool == true)
+        #expect(try bytes(folder.file("images/slot0.bin")).prefix(9656) == ArraySlice(try bytes(input)))
+    }
 }
