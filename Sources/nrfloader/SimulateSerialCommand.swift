@@ -184,7 +184,7 @@ struct SimulateSerialCommand: AsyncParsableCommand {
         device.smpImageCount = smpImages
         device.smpMisbehaviour = smpMisbehave?.misbehaviour
         device.smpSerialRecovery = smpRecovery
-        device.smpBootloaderMode = smpBootloaderMode?.rawValue
+        device.smpBootloaderMode = smpBootloaderMode?.number
         var simulator = SerialDeviceSimulator(serving: device, at: port)
         simulator.mtu = mtu
         simulator.paceBaudRate = paceBaud
@@ -254,28 +254,21 @@ enum ReenumerationArgument: String, ExpressibleByArgument, CaseIterable {
 }
 
 /// `--smp-bootloader-mode`: MCUboot's modes by name, as `enum mcuboot_mode` numbers them.
-enum BootloaderModeArgument: Int, ExpressibleByArgument, CaseIterable {
-    case swapUsingScratch = 1
-    case overwriteOnly = 2
-    case swapUsingMove = 3
-    case directXIP = 4
-    case ramLoad = 6
+enum BootloaderModeArgument: String, ExpressibleByArgument, CaseIterable {
+    case swapUsingScratch = "swap-using-scratch"
+    case overwriteOnly = "overwrite-only"
+    case swapUsingMove = "swap-using-move"
+    case directXIP = "direct-xip"
+    case ramLoad = "ram-load"
 
-    init?(argument: String) {
-        guard let mode = Self.allCases.first(where: { $0.name == argument }) else { return nil }
-        self = mode
-    }
-
-    var name: String {
+    /// `enum mcuboot_mode`'s value.
+    var number: Int {
         switch self {
-        case .swapUsingScratch: "swap-using-scratch"
-        case .overwriteOnly: "overwrite-only"
-        case .swapUsingMove: "swap-using-move"
-        case .directXIP: "direct-xip"
-        case .ramLoad: "ram-load"
+        case .swapUsingScratch: 1
+        case .overwriteOnly: 2
+        case .swapUsingMove: 3
+        case .directXIP: 4
+        case .ramLoad: 6
         }
     }
-
-    var defaultValueDescription: String { name }
-    static var allValueStrings: [String] { allCases.map(\.name) }
 }
