@@ -70,9 +70,6 @@ package final class SerialSMPTransport: SMPTransport {
     private let options: Options
     private let state: Mutex<State>
 
-    /// The text each probe echoes.
-    static let probeText = "nrfloader"
-
     /// Creates a transport; nothing is opened until `connect(deadline:)`.
     ///
     /// - Parameter options: The port and its settings.
@@ -120,7 +117,7 @@ package final class SerialSMPTransport: SMPTransport {
                 state.probeSequences.insert(state.probeSequence)
                 return state.probeSequence
             }
-            let probe = SMPRequest.echo(Self.probeText).frame(sequence: sequence, version: .v2).encoded()
+            let probe = SMPLinkProbe.request(sequence: sequence)
             try write(probe, on: port)
             let waitEnd = min(deadline, clock.now.advanced(by: options.probeInterval))
             if try await awaitProbeAnswer(sequence, on: port, until: waitEnd) { break }
@@ -224,9 +221,7 @@ package final class SerialSMPTransport: SMPTransport {
                 case .log: continue
                 case .frame(let bytes):
                     // Any answer to the probe counts, an error too (a device built without echo answers rc 8).
-                    if Self.isProbeAnswer(bytes), let header = try? SMPHeader(decoding: bytes),
-                        header.sequence == sequence
-                    {
+                    if SMPLinkProbe.answeredSequence(bytes) == sequence {
                         return true
                     }
                 }
@@ -256,20 +251,9 @@ package final class SerialSMPTransport: SMPTransport {
         return port != nil
     }
 
-    /// Whether `frame` answers one of this connection's probes: an echo answer with a probe's sequence number and
-    /// the probe's text.
+    /// Whether `frame` answers one of this connection's probes late (see `SMPLinkProbe.isLateAnswer`).
     private func isLateProbeAnswer(_ frame: [UInt8]) -> Bool {
-        guard Self.isProbeAnswer(frame), let answer = try? SMPFrame(decoding: frame),
-            state.withLock({ $0.probeSequences.contains(answer.header.sequence) })
-        else { return false }
-        return answer.body["r"] == .text(Self.probeText)
-    }
-
-    /// Whether `frame` answers an OS echo (any text: a device built without echo answers its probe with rc 8).
-    static func isProbeAnswer(_ frame: [UInt8]) -> Bool {
-        guard let header = try? SMPHeader(decoding: frame) else { return false }
-        return header.operation.isResponse && header.group == SMPCommand.echo.group.rawValue
-            && header.command == SMPCommand.echo.id
+        SMPLinkProbe.isLateAnswer(frame, toOneOf: state.withLock { $0.probeSequences })
     }
 
     /// Zephyr's boot banner, `*** Booting Zephyr OS build …` (`CONFIG_BOOT_BANNER`; nRF Connect SDK prints

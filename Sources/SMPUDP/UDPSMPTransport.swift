@@ -85,9 +85,6 @@ package final class UDPSMPTransport: SMPTransport {
     private let options: Options
     private let state = Mutex(State())
 
-    /// The text each probe echoes.
-    static let probeText = "nrfloader"
-
     /// Creates a transport; nothing is opened until `connect(deadline:)`.
     ///
     /// - Parameter options: The endpoint and limits.
@@ -118,8 +115,8 @@ package final class UDPSMPTransport: SMPTransport {
                 case .refused:
                     refused = true
                 case .datagram(let bytes):
-                    if Self.isProbeAnswer(bytes), let header = try? SMPHeader(decoding: bytes),
-                        state.withLock({ $0.probeSequences.contains(header.sequence) })
+                    if let answered = SMPLinkProbe.answeredSequence(bytes),
+                        state.withLock({ $0.probeSequences.contains(answered) })
                     {
                         return true
                     }
@@ -145,7 +142,7 @@ package final class UDPSMPTransport: SMPTransport {
                 state.probeSequences.insert(state.probeSequence)
                 return state.probeSequence
             }
-            let probe = SMPRequest.echo(Self.probeText).frame(sequence: sequence, version: .v2).encoded()
+            let probe = SMPLinkProbe.request(sequence: sequence)
             _ = connection.socket.send(probe)
             let waitEnd = min(deadline, clock.now.advanced(by: options.probeInterval))
             while clock.now < waitEnd, !Task.isCancelled {
@@ -211,19 +208,9 @@ package final class UDPSMPTransport: SMPTransport {
         return connection != nil
     }
 
-    /// Whether `frame` answers one of this socket's probes: an echo answer with a probe's sequence number and text.
+    /// Whether `frame` answers one of this socket's probes late (see `SMPLinkProbe.isLateAnswer`).
     private func isLateProbeAnswer(_ frame: [UInt8]) -> Bool {
-        guard Self.isProbeAnswer(frame), let answer = try? SMPFrame(decoding: frame),
-            state.withLock({ $0.probeSequences.contains(answer.header.sequence) })
-        else { return false }
-        return answer.body["r"] == .text(Self.probeText)
-    }
-
-    /// Whether `frame` answers an OS echo (any text: a device built without echo answers its probe with rc 8).
-    static func isProbeAnswer(_ frame: [UInt8]) -> Bool {
-        guard let header = try? SMPHeader(decoding: frame) else { return false }
-        return header.operation.isResponse && header.group == SMPCommand.echo.group.rawValue
-            && header.command == SMPCommand.echo.id
+        SMPLinkProbe.isLateAnswer(frame, toOneOf: state.withLock { $0.probeSequences })
     }
 
     /// Whether `frame` is a successful answer to OS reset: the device resets `CONFIG_MCUMGR_GRP_OS_RESET_MS` later.
