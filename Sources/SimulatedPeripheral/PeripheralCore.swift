@@ -120,8 +120,9 @@ final class PeripheralCore: Sendable {
     /// Read only under the lock, so that it never goes back between two inputs.
     func now() -> Duration { origin.duration(to: .now) }
 
-    /// How long a call that needs the link waits for BlueZ's `Connected` signal.
-    static let linkGrace = Duration.seconds(2)
+    /// How long a call that needs the link waits for BlueZ's `Connected` signal: generous, since BlueZ makes such a
+    /// call only for a connected central, and on a loaded machine the signal can take seconds to reach the core.
+    static let linkGrace = Duration.seconds(10)
 
     private func nextDeadline() -> ContinuousClock.Instant? {
         state.withLock { state in
