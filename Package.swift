@@ -102,7 +102,7 @@ let package = Package(
             dependencies: [
                 "NRFLoaderKit", "NRFLoaderSimulator", "BlueZ", "BlueZTransport", "DBus", "DFUController",
                 "DFUSimulator",
-                "DFUTargetAdapter", "SimulatedPeripheral", "SMP", "SMPBlueZ", "SMPSimulator", "SMPTargetAdapter",
+                "DFUTargetAdapter", "SimulatedPeripheral", "SMP", "SMP", "SMPBlueZ", "SMPSimulator", "SMPTargetAdapter",
             ],
             swiftSettings: strictSwift6
         ),
@@ -263,8 +263,9 @@ let package = Package(
         .testTarget(
             name: "SimulatedPeripheralTests",
             dependencies: [
-                "SimulatedPeripheral", "BlueZ", "BlueZTransport", "DFUSimulator", "DFUController", "DFUTargetAdapter",
-                "DFUPackage", "DeviceLink", "TestSupport",
+                "SimulatedPeripheral", "BlueZ", "BlueZTransport", "DBus", "DFUSimulator", "DFUController",
+                "DFUTargetAdapter", "DFUPackage", "DeviceLink", "MCUbootImage", "SMP", "SMPBlueZ", "SMPSimulator",
+                "SMPTargetAdapter", "TestSupport",
             ],
             swiftSettings: strictSwift6),
         .testTarget(

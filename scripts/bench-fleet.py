@@ -12,6 +12,10 @@ BENCH_FLEET_QUIRKS (comma-separated) starts the rig with those bluetoothd 5.66 q
 `unsignalled-services-resolved`, with which a device's services are seen resolved only at the next property re-read
 (about 1 s after `Connect` answers), as on real bluetoothd, where resolution follows the link.
 
+BENCH_FLEET_ACQUIRE_WRITE=1 has each simulated device offer `AcquireWrite`, so the central sends packets through a
+socket, the path real bluetoothd gives every central (bluezoo offers it only when the server application does);
+without it every packet is a `WriteValue` call that bluezoo forwards in Python, BlueZ's fallback path.
+
 BENCH_FLEET_CPU=1 also prints, for each rig run, the CPU seconds spent while the upload ran: the central (`nrfloader
 upload`), the simulated devices (`nrfloader simulate`) and the rig (bluezoo and dbus-daemon), against its wall time; on a machine of N cores a
 run whose CPU seconds exceed N × its wall time is bound by the processor, not by the protocol.
@@ -168,13 +172,16 @@ def bench_rig(nrfloader, rounds):
             else:
                 sys.exit("bench-fleet: bluezoo did not start")
 
+            acquire_write = ["--acquire-write"] if os.environ.get("BENCH_FLEET_ACQUIRE_WRITE") else []
+            path = "AcquireWrite sockets" if acquire_write else "WriteValue calls"
+
             def measure(count):
                 simulators = []
                 try:
                     for index in range(count):
                         simulate = subprocess.Popen(
                             [nrfloader, "simulate", "--adapter", f"hci{index + 1}", "--kind", "secure", "--sd-id",
-                             "0x0101", "--key", PUBLIC_KEY, "--flash", "instant", "--json"],
+                             "0x0101", "--key", PUBLIC_KEY, "--flash", "instant", "--json"] + acquire_write,
                             env=env, stdout=subprocess.PIPE, stderr=log)
                         simulators.append(simulate)
                         wait_for_line(simulate, "ready", 20, "nrfloader simulate")
@@ -199,7 +206,8 @@ def bench_rig(nrfloader, rounds):
                 return elapsed
 
             medians = interleaved(measure, rounds, "rig")
-            report("bluezoo rig, one central adapter (nrfutil617-selftest-signed.zip, 131804 bytes)", medians)
+            report(f"bluezoo rig, one central adapter, packets as {path} (nrfutil617-selftest-signed.zip, 131804 bytes)",
+                   medians)
         finally:
             for child in reversed(children):
                 stop(child)

@@ -2,16 +2,12 @@ import BlueZ
 import DBus
 import DFUSimulator
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The D-Bus methods of the exported objects (BlueZ `org.bluez.GattCharacteristic.rst`, server role;
 /// `org.bluez.LEAdvertisement.rst`; the D-Bus specification's `Properties` and `ObjectManager`).
 extension PeripheralCore {
     /// Answers a method call; runs on the connection's thread.
     func handle(_ call: DBusMethodCall) -> DBusMethodReply {
-        closeHandedOutDescriptors()
+        descriptors.closeDirect()
         let reply = state.withLock { state -> DBusMethodReply in
             guard let object = state.objects[call.path] else {
                 return .error(name: DBusError.Names.unknownObject, message: "no object at '\(call.path)'")
@@ -133,7 +129,7 @@ extension PeripheralCore {
         if ["StartNotify", "AcquireNotify", "AcquireWrite"].contains(call.member) {
             let time = prepare(&state, options)
             if state.link == nil {
-                state.awaitingLink.append((call, characteristic, time + Self.linkGrace))
+                state.awaitingLink.hold(call, characteristic, at: time)
                 timer.wake()
                 return .deferred
             }
@@ -168,13 +164,13 @@ extension PeripheralCore {
             _ = prepare(&state, options)
             guard let link = state.link else { return refuse(call, role, .notConnected) }
             guard let socket = openWriteSocket(role, &state) else { return socketFailure() }
-            return .returning([.unixFD(handOut(socket.remote, &state)), .uint16(UInt16(clamping: link.mtu))])
+            return .returning([.unixFD(descriptors.handOut(socket.remote)), .uint16(UInt16(clamping: link.mtu))])
         case "AcquireNotify":
             guard self.options.offersAcquire, role.hasClientConfiguration else { return notSupported(call, role) }
             let time = prepare(&state, options)
             guard let link = state.link else { return refuse(call, role, .notConnected) }
             if let socket = state.notifySockets[role] {
-                return .returning([.unixFD(handOut(socket.remote, &state)), .uint16(UInt16(clamping: link.mtu))])
+                return .returning([.unixFD(descriptors.handOut(socket.remote)), .uint16(UInt16(clamping: link.mtu))])
             }
             var answer: DeviceAnswer?
             let events = state.device.enableNotifications(role: role, at: time)
@@ -182,7 +178,7 @@ extension PeripheralCore {
             switch answer {
             case .success:
                 guard let socket = state.notifySockets[role] else { return socketFailure() }
-                return .returning([.unixFD(handOut(socket.remote, &state)), .uint16(UInt16(clamping: link.mtu))])
+                return .returning([.unixFD(descriptors.handOut(socket.remote)), .uint16(UInt16(clamping: link.mtu))])
             case .failure(let failure):
                 return Self.error(for: failure)
             case nil:
@@ -208,24 +204,9 @@ extension PeripheralCore {
     }
 
     /// Handles the calls that came before the link, now that it is taken, as if they came now.
-    ///
-    /// Their replies leave through the connection's queue, after this handler's thread has moved on: a socket they
-    /// hand out is closed once libdbus has built the reply, not by the next handler.
     func handleCallsAwaitingLink(_ state: inout State) {
-        let waiting = state.awaitingLink
-        state.awaitingLink.removeAll()
-        for (call, characteristic, _) in waiting {
-            state.lateDescriptors = []
-            let reply = characteristicCall(call, characteristic, &state)
-            let late = state.lateDescriptors ?? []
-            state.lateDescriptors = nil
-            if case .deferred = reply {
-                for descriptor in late where descriptor >= 0 { close(descriptor) }
-                continue
-            }
-            connection.reply(toCall: call.id, with: reply) {
-                for descriptor in late where descriptor >= 0 { close(descriptor) }
-            }
+        for (call, characteristic) in state.awaitingLink.takeAll() {
+            descriptors.answerLate(call, on: connection) { characteristicCall(call, characteristic, &state) }
         }
     }
 

@@ -3,10 +3,6 @@ import DBus
 import DFUSimulator
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// What the control task does on the bus for the core, in the order the core asked.
 enum ControlAction: Sendable {
     /// Unregister what is registered, then export and register this database and its advertisement.
@@ -54,16 +50,8 @@ final class PeripheralCore: Sendable {
         var values: [String: [UInt8]] = [:]
         /// Calls the device never answered (a stalled device): failed when the link goes.
         var stalledCalls: [UInt64] = []
-        /// `StartNotify`, `AcquireNotify` and `AcquireWrite` calls that arrived before BlueZ's `Connected` signal was
-        /// processed.
-        ///
-        /// BlueZ only makes them for a connected central (it writes the CCCD, or hands out a socket, for the link),
-        /// but the signal reaches the core on another path than the call. They are handled once the link is taken,
-        /// or refused after ``linkGrace``.
-        var awaitingLink: [(call: DBusMethodCall, characteristic: GATTDatabase.Characteristic, deadline: Duration)] =
-            []
-        /// While such a call is handled: the descriptors handed out for its reply (see `handOut(_:_:)`).
-        var lateDescriptors: [Int32]?
+        /// Calls that need the link and came before BlueZ's `Connected` signal was processed.
+        var awaitingLink = CallsAwaitingLink<GATTDatabase.Characteristic>()
         var logCursor = 0
         var activated: [FirmwareType: [UInt8]] = [:]
     }
@@ -75,8 +63,7 @@ final class PeripheralCore: Sendable {
     private let origin = ContinuousClock.now
     let actions: AsyncStream<ControlAction>.Continuation
     let onEvent: @Sendable (SimulatedPeripheralEvent) -> Void
-    /// Duplicates handed to libdbus in replies; closed by the next handler, when the reply has been built.
-    private let handedOut = Mutex<[Int32]>([])
+    let descriptors = HandedOutDescriptors()
 
     init(
         connection: BusConnection, device: SimulatedDevice, adapterPath: String, options: SimulatedPeripheralOptions,
@@ -110,7 +97,7 @@ final class PeripheralCore: Sendable {
             endLink(&state, notifyingSignals: false)
         }
         timer.stop()
-        closeHandedOutDescriptors()
+        descriptors.closeDirect()
     }
 
     // MARK: Time
@@ -120,13 +107,9 @@ final class PeripheralCore: Sendable {
     /// Read only under the lock, so that it never goes back between two inputs.
     func now() -> Duration { origin.duration(to: .now) }
 
-    /// How long a call that needs the link waits for BlueZ's `Connected` signal: generous, since BlueZ makes such a
-    /// call only for a connected central, and on a loaded machine the signal can take seconds to reach the core.
-    static let linkGrace = Duration.seconds(10)
-
     private func nextDeadline() -> ContinuousClock.Instant? {
         state.withLock { state in
-            let due = [state.device.nextEventTime, state.awaitingLink.map(\.deadline).min()].compactMap { $0 }.min()
+            let due = [state.device.nextEventTime, state.awaitingLink.nextDeadline].compactMap { $0 }.min()
             return due.map { origin.advanced(by: $0) }
         }
     }
@@ -135,11 +118,7 @@ final class PeripheralCore: Sendable {
         state.withLock { state in
             let time = now()
             deliver(state.device.advance(to: time), &state)
-            let expired = state.awaitingLink.filter { $0.deadline <= time }
-            state.awaitingLink.removeAll { $0.deadline <= time }
-            for waiting in expired {
-                connection.reply(toCall: waiting.call.id, with: Self.error(for: .notConnected))
-            }
+            state.awaitingLink.refuse(dueAt: time, on: connection)
             finish(&state)
         }
     }
@@ -230,10 +209,7 @@ final class PeripheralCore: Sendable {
             connection.reply(toCall: id, with: .error(name: "org.bluez.Error.Failed", message: "Not connected"))
         }
         state.stalledCalls.removeAll()
-        for waiting in state.awaitingLink {
-            connection.reply(toCall: waiting.call.id, with: Self.error(for: .notConnected))
-        }
-        state.awaitingLink.removeAll()
+        state.awaitingLink.refuse(dueAt: nil, on: connection)
         guard let link = state.link else { return }
         state.link = nil
         onEvent(.disconnected(central: link.central))
@@ -307,27 +283,5 @@ final class PeripheralCore: Sendable {
         connection.post(
             path: path, interface: BlueZInterface.properties, member: "PropertiesChanged",
             arguments: [.string(BlueZInterface.characteristic), .propertyDictionary(changed), .stringArray([])])
-    }
-
-    /// A duplicate of `descriptor` for a reply; it is closed once libdbus has taken its own copy: by the next
-    /// handler, or for a call handled late, once its queued reply is built.
-    func handOut(_ descriptor: Int32, _ state: inout State) -> Int32 {
-        let duplicate = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
-        if state.lateDescriptors != nil {
-            state.lateDescriptors?.append(duplicate)
-        } else {
-            handedOut.withLock { $0.append(duplicate) }
-        }
-        return duplicate
-    }
-
-    /// Closes the duplicates handed out by earlier handlers: a handler's direct reply is built right after it
-    /// returns, before the connection thread runs the next handler.
-    func closeHandedOutDescriptors() {
-        let descriptors = handedOut.withLock { descriptors in
-            defer { descriptors.removeAll() }
-            return descriptors
-        }
-        for descriptor in descriptors where descriptor >= 0 { close(descriptor) }
     }
 }

@@ -10,7 +10,7 @@ extension SMPPeripheralCore {
 
     /// Answers a method call; runs on the connection's thread.
     func handle(_ call: DBusMethodCall) -> DBusMethodReply {
-        closeHandedOutDescriptors()
+        descriptors.closeDirect()
         return state.withLock { state -> DBusMethodReply in
             let generation = Self.objects(state.generation).contains(call.path) ? state.generation : nil
             guard let generation else {
@@ -96,8 +96,16 @@ extension SMPPeripheralCore {
             entries)
     }
 
-    private func characteristicCall(_ call: DBusMethodCall, _ state: inout State) -> DBusMethodReply {
+    func characteristicCall(_ call: DBusMethodCall, _ state: inout State) -> DBusMethodReply {
         let options = call.arguments.last?.stringKeyedDictionary ?? [:]
+        if ["StartNotify", "AcquireNotify", "AcquireWrite"].contains(call.member) {
+            prepare(&state, options)
+            if state.link == nil && !state.isResetting {
+                state.awaitingLink.hold(call, (), at: now())
+                timer.wake()
+                return .deferred
+            }
+        }
         switch call.member {
         case "WriteValue":
             guard call.arguments.count == 2, let value = call.arguments[0].bytesValue else {
@@ -120,7 +128,7 @@ extension SMPPeripheralCore {
                 return .error(name: "org.bluez.Error.NotConnected", message: "Not connected")
             }
             guard let socket = openWriteSocket(&state) else { return socketFailure() }
-            return .returning([.unixFD(handOut(socket.remote)), .uint16(UInt16(clamping: link.mtu))])
+            return .returning([.unixFD(descriptors.handOut(socket.remote)), .uint16(UInt16(clamping: link.mtu))])
         case "AcquireNotify":
             guard self.options.offersAcquireNotify else { return notSupported(call) }
             prepare(&state, options)
@@ -128,7 +136,7 @@ extension SMPPeripheralCore {
                 return .error(name: "org.bluez.Error.NotConnected", message: "Not connected")
             }
             guard let socket = openNotifySocket(&state) else { return socketFailure() }
-            return .returning([.unixFD(handOut(socket.remote)), .uint16(UInt16(clamping: link.mtu))])
+            return .returning([.unixFD(descriptors.handOut(socket.remote)), .uint16(UInt16(clamping: link.mtu))])
         case "StartNotify":
             prepare(&state, [:])
             if !state.notifying {

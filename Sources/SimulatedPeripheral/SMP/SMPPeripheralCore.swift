@@ -5,10 +5,6 @@ import SMP
 import SMPSimulator
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// What the control task does on the bus for the SMP core, in order.
 enum SMPControlAction: Sendable {
     /// Export and register the SMP application and advertisement of this generation.
@@ -38,6 +34,8 @@ final class SMPPeripheralCore: Sendable {
         /// Between a reset's answer and the registration after the boot: the device hears nothing.
         var isResetting = false
         var notifying = false
+        /// Calls that need the link and came before BlueZ's `Connected` signal was processed.
+        var awaitingLink = CallsAwaitingLink<Void>()
         var writeSocket: AcquiredSocket?
         var notifySocket: AcquiredSocket?
         /// Bytes of a request not yet complete (Zephyr `smp_reassembly.c`).
@@ -54,8 +52,10 @@ final class SMPPeripheralCore: Sendable {
     let state: Mutex<State>
     let actions: AsyncStream<SMPControlAction>.Continuation
     let onEvent: @Sendable (SMPPeripheralEvent) -> Void
-    /// Duplicates handed to libdbus in replies; closed by the next handler, once the reply has been built.
-    private let handedOut = Mutex<[Int32]>([])
+    let descriptors = HandedOutDescriptors()
+    /// Refuses calls that waited for the link too long.
+    let timer = DeadlineTimer()
+    private let origin = ContinuousClock.now
 
     /// The root under which the SMP simulator's objects live.
     static let basePath = "/org/nrfloader/simulator/smp"
@@ -78,6 +78,18 @@ final class SMPPeripheralCore: Sendable {
                 device: device, faults: SMPFaults(plan: options.faults), adapterPath: adapterPath,
                 logCursor: device.log.count))
     }
+
+    /// Starts the timer thread.
+    func start() {
+        timer.start(
+            deadline: { [self] in state.withLock { $0.awaitingLink.nextDeadline }.map { origin.advanced(by: $0) } },
+            fire: { [self] in
+                state.withLock { state in state.awaitingLink.refuse(dueAt: now(), on: connection) }
+            })
+    }
+
+    /// The core's time: elapsed since it was made.
+    func now() -> Duration { origin.duration(to: .now) }
 
     // MARK: Paths
 
@@ -146,6 +158,9 @@ final class SMPPeripheralCore: Sendable {
                 .stringArray([]),
             ])
         onEvent(.connected(central: central, mtu: mtu))
+        for (call, _) in state.awaitingLink.takeAll() {
+            descriptors.answerLate(call, on: connection) { characteristicCall(call, &state) }
+        }
     }
 
     /// Forgets the link: sockets close, notifications stop, a partial request is dropped.
@@ -160,6 +175,7 @@ final class SMPPeripheralCore: Sendable {
         }
         state.pending.removeAll()
         state.faults.linkDropped()
+        state.awaitingLink.refuse(dueAt: nil, on: connection)
         guard let link = state.link else { return }
         state.link = nil
         onEvent(
@@ -211,7 +227,8 @@ final class SMPPeripheralCore: Sendable {
     /// Ends the link's sockets; the run is over.
     func shutDown() {
         state.withLock { endLink(&$0) }
-        closeHandedOutDescriptors()
+        timer.stop()
+        descriptors.closeDirect()
     }
 
     // MARK: Bus output
@@ -221,23 +238,6 @@ final class SMPPeripheralCore: Sendable {
             path: Self.characteristic(state.generation), interface: BlueZInterface.properties,
             member: "PropertiesChanged",
             arguments: [.string(BlueZInterface.characteristic), .propertyDictionary(changed), .stringArray([])])
-    }
-
-    /// A duplicate of `descriptor` for a reply; it is closed once libdbus has taken its own copy.
-    func handOut(_ descriptor: Int32) -> Int32 {
-        let duplicate = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
-        handedOut.withLock { $0.append(duplicate) }
-        return duplicate
-    }
-
-    /// Closes the duplicates handed out by earlier handlers: a handler's reply is built right after it returns,
-    /// before the connection thread runs the next handler.
-    func closeHandedOutDescriptors() {
-        let descriptors = handedOut.withLock { descriptors in
-            defer { descriptors.removeAll() }
-            return descriptors
-        }
-        for descriptor in descriptors where descriptor >= 0 { close(descriptor) }
     }
 
     /// Opens the `AcquireWrite` socket and starts reading it: each record is one write command.

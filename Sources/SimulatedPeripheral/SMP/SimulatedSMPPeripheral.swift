@@ -66,6 +66,7 @@ package final class SimulatedSMPPeripheral: Sendable {
         let core = SMPPeripheralCore(
             connection: client.connection, device: initialDevice, adapterPath: adapter.path, options: options,
             actions: continuation, onEvent: onEvent)
+        core.start()
         let continuation = self.continuation
         let stopping = self.stopping
         continuation.yield(.register(generation: 1))
