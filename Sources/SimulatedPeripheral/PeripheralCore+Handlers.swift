@@ -28,7 +28,7 @@ extension PeripheralCore {
             finish(&state)
             return reply
         }
-        timer.wake()
+        timer.reschedule()
         return reply
     }
 

@@ -149,7 +149,7 @@ final class PeripheralCore: Sendable {
             }
             finish(&state)
         }
-        timer.wake()
+        timer.reschedule()
     }
 
     /// A `Disconnect` the core asked for failed: BlueZ keeps reporting the central, so stop waiting for it.
@@ -254,7 +254,7 @@ final class PeripheralCore: Sendable {
                 finish(&state)
                 return true
             }
-            timer.wake()
+            timer.reschedule()
             return isWanted
         }
         return socket
