@@ -31,6 +31,7 @@ Rung 2"), where that differs from what a central may hope for:
 """
 
 import asyncio
+import select
 import sys
 
 import sdbus
@@ -220,12 +221,47 @@ async def _set_link_up(device, server_view) -> None:
 Device.connect = _connect
 
 
+# Not a testrig.md defect: bluezoo reads a server application's AcquireNotify socket in one callback and takes D-Bus
+# calls in others, and forwards each value it reads as a background task, so a notification a server sent just before
+# its Disconnect could reach the central after Connected=false (a Secure DFU bootloader's Execute response, sent as
+# it resets: about one fleet upload in five under load). Real BlueZ delivers a link's notifications in order before
+# the link goes down. Keep the forwarding tasks, and let a disconnect send what is already written first.
+_forwarding = set()
+
+
+def _forward_notification(coroutine):
+    task = asyncio.create_task(coroutine)
+    _forwarding.add(task)
+    task.add_done_callback(_forwarding.discard)
+
+
+gatt_characteristic.create_background_task = _forward_notification
+
+
+async def _deliver_written_notifications(device) -> None:
+    for link in list(device.services.values()):
+        handle = getattr(link, "f_read", None)
+        while handle is not None and select.select([handle], [], [], 0)[0]:
+            data = handle.read(link.mtu)
+            if not data:
+                break
+            await link.Value.set_async(data)
+            if "indicate" in link.client.Flags.get():
+                handle.write(b"\x01")
+    pending = [task for task in _forwarding if task is not asyncio.current_task()]
+    if pending:
+        await asyncio.wait(pending, timeout=2)
+
+
 # Defect 3 (a disconnect initiated by the peripheral never reaches the central). Each side of a link is
 # a Device object on its own adapter; a disconnect on either one takes both down.
 async def _disconnect(self, uuid=None):
     self.connecting_task.cancel()
     logger.info(f"Disconnecting {self}")
     other_side = self.peer_adapter.devices.get(_device_path(self.peer_adapter, self.adapter.address))
+    for device in (self, other_side):
+        if device is not None:
+            await _deliver_written_notifications(device)
     for device in (self, other_side):
         if device is not None:
             await _set_link_down(device)
