@@ -188,21 +188,22 @@ def bench_rig(nrfloader, rounds):
                     argv = [nrfloader, "upload", "--adapter", "hci0", "--parallel", "8", "-q", PACKAGE]
                     for index in range(count):
                         argv += ["--target", peripheral_address(index)]
-                    rig_before = process_cpu(zoo.pid) + process_cpu(daemon.pid)
+                    zoo_before, daemon_before = process_cpu(zoo.pid), process_cpu(daemon.pid)
                     devices_before = sum(process_cpu(simulate.pid) for simulate in simulators)
                     central_before = children_cpu()
                     elapsed = timed_upload(argv, env)
                     central = children_cpu() - central_before
                     devices = sum(process_cpu(simulate.pid) for simulate in simulators) - devices_before
-                    rig = process_cpu(zoo.pid) + process_cpu(daemon.pid) - rig_before
+                    zoo_cpu = process_cpu(zoo.pid) - zoo_before
+                    daemon_cpu = process_cpu(daemon.pid) - daemon_before
                 finally:
                     for simulate in simulators:
                         stop(simulate)
                 if os.environ.get("BENCH_FLEET_CPU"):
-                    total = central + devices + rig
+                    total = central + devices + zoo_cpu + daemon_cpu
                     print(f"  rig {count}: {elapsed:.2f} s wall; CPU during the upload: central {central:.2f} s, "
-                          f"simulated devices {devices:.2f} s, bluezoo and dbus-daemon {rig:.2f} s "
-                          f"({total / elapsed:.2f} cores busy)", file=sys.stderr, flush=True)
+                          f"simulated devices {devices:.2f} s, bluezoo {zoo_cpu:.2f} s (one thread), dbus-daemon "
+                          f"{daemon_cpu:.2f} s ({total / elapsed:.2f} cores busy)", file=sys.stderr, flush=True)
                 return elapsed
 
             medians = interleaved(measure, rounds, "rig")
