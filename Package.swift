@@ -102,7 +102,7 @@ let package = Package(
             dependencies: [
                 "NRFLoaderKit", "NRFLoaderSimulator", "BlueZ", "BlueZTransport", "DBus", "DFUController",
                 "DFUSimulator",
-                "DFUTargetAdapter", "SimulatedPeripheral", "SMP", "SMP", "SMPBlueZ", "SMPSimulator", "SMPTargetAdapter",
+                "DFUTargetAdapter", "SimulatedPeripheral", "SMP", "SMPBlueZ", "SMPSimulator", "SMPTargetAdapter",
             ],
             swiftSettings: strictSwift6
         ),
