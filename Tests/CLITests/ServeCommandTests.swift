@@ -62,15 +62,24 @@ struct ServeCommandTests {
 
     @Test("SIGTERM aborts the running jobs cleanly and exits 130")
     func sigterm() async throws {
-        let server = try await ServeProcess.start(["--no-scan", "--sim-speed", "1"])
+        // At a fifth of real time each job takes about 25 s, so both are still running when the signal comes, however
+        // long a loaded machine takes to see them start.
+        let server = try await ServeProcess.start(["--no-scan", "--sim-speed", "0.2"])
         let started = try await server.post(
             "/api/jobs", body: Data(#"{"firmware":"selftest-pca10040","devices":["sim-1","sim-2"]}"#.utf8),
             type: "application/json")
         #expect(started.status == 202)
-        for _ in 0..<100 {
-            if try await server.get("/api/jobs/1").text.contains("\"phase\":\"sending firmware\"") { break }
+        var sending = 0
+        for _ in 0..<400 {
+            sending = 0
+            for job in 1...2 {
+                let state = try await server.get("/api/jobs/\(job)").text
+                if state.contains(#""phase":"sending firmware""#) { sending += 1 }
+            }
+            if sending == 2 { break }
             try await Task.sleep(for: .milliseconds(50))
         }
+        #expect(sending == 2, "both jobs sending firmware before the signal")
         let stopped = server.stop()
         #expect(stopped.status == 130)
         #expect(stopped.stderrText.hasSuffix("Error: stopped by a signal (2 running jobs aborted)\n"))
