@@ -71,6 +71,17 @@ package struct CBOREncoder: Sendable {
         if containerStyle == .indefinite { output.append(0xFF) }
     }
 
+    /// The length of the initial byte and argument ``appendHead(major:argument:to:)`` writes for `argument`.
+    static func headSize(argument: Int) -> Int {
+        switch argument {
+        case 0..<24: 1
+        case 24...0xFF: 2
+        case 0x100...0xFFFF: 3
+        case 0x1_0000...0xFFFF_FFFF: 5
+        default: 9
+        }
+    }
+
     /// Appends an initial byte and its argument in the shortest form (RFC 8949 §3, "preferred serialization").
     static func appendHead(major: UInt8, argument: UInt64, to output: inout [UInt8]) {
         let type = major << 5

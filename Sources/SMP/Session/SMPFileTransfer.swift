@@ -243,19 +243,10 @@ package struct SMPFileTransfer: Sendable {
                 let empty = SMPGroupRequest.fileUpload(name: path, offset: offset, data: [], length: length)
                 let base = SMPHeader.size + CBOREncoder().encode(empty.body).count - 1
                 var count = min(bytes.count - offset, max(0, frameLimit - base - 5))
-                while count > 0, base + Self.headSize(count) + count > frameLimit { count -= 1 }
+                while count > 0, base + CBOREncoder.headSize(argument: count) + count > frameLimit { count -= 1 }
                 return .fileUpload(
                     name: path, offset: offset, data: Array(bytes[offset..<offset + count]), length: length)
             }
-        }
-    }
-
-    private static func headSize(_ length: Int) -> Int {
-        switch length {
-        case 0..<24: 1
-        case 24...0xFF: 2
-        case 0x100...0xFFFF: 3
-        default: 5
         }
     }
 

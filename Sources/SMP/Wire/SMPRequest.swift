@@ -118,15 +118,6 @@ package struct ImageUploadChunk: Sendable, Equatable {
             sha256: isFirst ? [UInt8](repeating: 0, count: 32) : nil)
         let empty = CBOREncoder().encode(chunk.body).count
         // The empty byte string's 1-byte head grows with the data's length.
-        return empty - 1 + headSize(dataLength) + dataLength
-    }
-
-    private static func headSize(_ length: Int) -> Int {
-        switch length {
-        case 0..<24: 1
-        case 24...0xFF: 2
-        case 0x100...0xFFFF: 3
-        default: 5
-        }
+        return empty - 1 + CBOREncoder.headSize(argument: dataLength) + dataLength
     }
 }
