@@ -21,6 +21,14 @@ extension UploadCommand {
             (address: entry.address.description, lane: bluetooth.adapters[index % bluetooth.adapters.count])
         }
         let updates = try bluetoothUpdates(firmware, bluetooth, devices)
+        try await runSMPUpdates(updates, image: image, devices: devices)
+    }
+
+    /// Runs an SMP fleet's updates, rendering their events, and exits with the most serious device status when any
+    /// device was not updated.
+    func runSMPUpdates(
+        _ updates: [FirmwareUpdate], image: MCUbootImageInfo, devices: [(address: String, lane: String)]
+    ) async throws {
         let renderer = SMPFleetRenderer(mode: renderMode, image: image, devices: devices)
         let parallel = fleetOptions.parallel ?? FleetOptions.defaultParallel
         renderer.begin(parallel: parallel)

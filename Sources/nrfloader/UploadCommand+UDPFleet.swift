@@ -48,14 +48,6 @@ extension UploadCommand {
         let updates = addresses.map {
             FirmwareUpdate(firmware: firmware, target: .udp($0), options: updateOptions)
         }
-        let renderer = SMPFleetRenderer(mode: renderMode, image: image, devices: devices)
-        let parallel = fleetOptions.parallel ?? FleetOptions.defaultParallel
-        renderer.begin(parallel: parallel)
-        let fleet = FleetUpdate(updates, maximumConcurrentUpdates: parallel)
-        let run = Task { await fleet.run { renderer.handle($0) } }
-        Interrupts.onFirstInterrupt { run.cancel() }
-        let outcomes = await run.value
-        renderer.summary(exitStatus: ExitStatus.mostSerious(of: outcomes.map(\.exitStatus)))
-        try finishFleet(outcomes)
+        try await runSMPUpdates(updates, image: image, devices: devices)
     }
 }
